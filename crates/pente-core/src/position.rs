@@ -1,0 +1,522 @@
+//! A position: stones, capture counts, side to move, outcome and hash.
+
+use std::fmt;
+
+use rand::{Rng, RngExt};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::board::{self, CELLS, EDGE, EMPTY, LINES, WORDS, cell, step};
+use crate::color::Color;
+use crate::point::Point;
+use crate::rules::{LineWin, OpeningViolation, Rules};
+use crate::symmetry::Symmetry;
+use crate::zobrist;
+
+/// Why a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EndReason {
+    /// The mover made a line that wins (five or more, or exactly five).
+    Five,
+    /// The mover reached the variant's capture threshold.
+    Captures,
+    /// No empty point was left: a draw.
+    Full,
+}
+
+impl EndReason {
+    /// Lower-case name used in records: `five`, `captures`, `full`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            EndReason::Five => "five",
+            EndReason::Captures => "captures",
+            EndReason::Full => "full",
+        }
+    }
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a finished game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The winner, `None` for a draw.
+    pub winner: Option<Color>,
+    /// What ended the game.
+    pub reason: EndReason,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.winner {
+            Some(color) => write!(f, "{color} won by {}", self.reason),
+            None => write!(f, "draw ({})", self.reason),
+        }
+    }
+}
+
+/// Why a move is illegal. The position it was tried on is unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum IllegalMove {
+    /// The game has already ended.
+    #[error("{point}: the game is already over ({outcome})")]
+    GameOver {
+        /// The move tried.
+        point: Point,
+        /// How the game ended.
+        outcome: Outcome,
+    },
+    /// The point is not on this board.
+    #[error("{point}: off the {size}x{size} board")]
+    OffBoard {
+        /// The move tried.
+        point: Point,
+        /// The board side.
+        size: u8,
+    },
+    /// A stone is already there.
+    #[error("{point}: the point is occupied")]
+    Occupied {
+        /// The move tried.
+        point: Point,
+    },
+    /// The opening rule forbids it.
+    #[error("{point}: {violation}")]
+    Opening {
+        /// The move tried.
+        point: Point,
+        /// The rule broken.
+        violation: OpeningViolation,
+    },
+}
+
+/// A game state under some [`Rules`].
+///
+/// Cloning is a plain copy of under a kilobyte, cheap enough to serve as undo
+/// in search. [`Position::play`] checks legality and leaves the position
+/// untouched on error; [`Position::play_unchecked`] is the fast path.
+#[derive(Clone)]
+pub struct Position {
+    rules: Rules,
+    board: [u8; CELLS],
+    /// Bit per padded cell: set for every empty point on the board.
+    empty: [u64; WORDS],
+    empty_count: u16,
+    /// Stones captured BY each colour.
+    captured: [u16; 2],
+    to_move: Color,
+    ply: u32,
+    hash: u64,
+    outcome: Option<Outcome>,
+    last_move: Option<Point>,
+}
+
+#[inline]
+const fn stone(color: Color) -> u8 {
+    color as u8 + 1
+}
+
+impl Position {
+    /// The empty board, White to move.
+    #[must_use]
+    pub fn new(rules: Rules) -> Position {
+        let mut board = [EDGE; CELLS];
+        let mut empty = [0; WORDS];
+        let size = rules.size();
+        for y in 0..size {
+            for x in 0..size {
+                let c = cell(Point::new(x, y));
+                board[c] = EMPTY;
+                empty[c / 64] |= 1 << (c % 64);
+            }
+        }
+        Position {
+            rules,
+            board,
+            empty,
+            empty_count: (rules.area()) as u16,
+            captured: [0; 2],
+            to_move: Color::White,
+            ply: 0,
+            hash: 0,
+            outcome: None,
+            last_move: None,
+        }
+    }
+
+    /// The rules in force.
+    #[must_use]
+    pub const fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The player to move (even after the game has ended: the one who would).
+    #[must_use]
+    pub const fn to_move(&self) -> Color {
+        self.to_move
+    }
+
+    /// Moves played so far; the next move is number `ply + 1`.
+    #[must_use]
+    pub const fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    /// Stones captured BY `color`.
+    #[must_use]
+    pub const fn captured(&self, color: Color) -> u16 {
+        self.captured[color.index()]
+    }
+
+    /// How the game ended, or `None` while it goes on.
+    #[must_use]
+    pub const fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    /// Whether the game has ended.
+    #[must_use]
+    pub const fn is_over(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// The last stone placed, if any.
+    #[must_use]
+    pub const fn last_move(&self) -> Option<Point> {
+        self.last_move
+    }
+
+    /// Empty points left on the board.
+    #[must_use]
+    pub const fn empty_count(&self) -> usize {
+        self.empty_count as usize
+    }
+
+    /// Zobrist hash of stones, side to move and both capture counts.
+    #[must_use]
+    pub const fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The stone on `p`, if any (`None` off the board too).
+    #[inline]
+    #[must_use]
+    pub fn stone_at(&self, p: Point) -> Option<Color> {
+        if !self.rules.contains(p) {
+            return None;
+        }
+        match self.board[cell(p)] {
+            1 => Some(Color::White),
+            2 => Some(Color::Black),
+            _ => None,
+        }
+    }
+
+    /// Why `p` is not a legal move here, or `Ok` if it is.
+    ///
+    /// # Errors
+    /// The [`IllegalMove`] that playing `p` would raise.
+    pub fn check(&self, p: Point) -> Result<(), IllegalMove> {
+        if let Some(outcome) = self.outcome {
+            return Err(IllegalMove::GameOver { point: p, outcome });
+        }
+        if !self.rules.contains(p) {
+            return Err(IllegalMove::OffBoard { point: p, size: self.rules.size() });
+        }
+        if self.board[cell(p)] != EMPTY {
+            return Err(IllegalMove::Occupied { point: p });
+        }
+        if let Some(violation) = self.rules.opening_violation(self.ply, p) {
+            return Err(IllegalMove::Opening { point: p, violation });
+        }
+        Ok(())
+    }
+
+    /// Whether `p` is a legal move here.
+    #[inline]
+    #[must_use]
+    pub fn is_legal(&self, p: Point) -> bool {
+        self.check(p).is_ok()
+    }
+
+    /// Plays `p` after checking it; returns the number of stones it captured.
+    ///
+    /// # Errors
+    /// An [`IllegalMove`]; the position is then unchanged.
+    pub fn play(&mut self, p: Point) -> Result<u16, IllegalMove> {
+        self.check(p)?;
+        Ok(self.play_unchecked(p))
+    }
+
+    /// Plays `p` without checking legality; returns the number of stones
+    /// captured. The fast path for search and playouts.
+    ///
+    /// # Panics
+    /// May panic, or corrupt the position, if `p` is off the board. Playing an
+    /// occupied point or after the end is a logic error with unspecified (but
+    /// memory-safe) results.
+    #[inline]
+    pub fn play_unchecked(&mut self, p: Point) -> u16 {
+        let me = self.to_move;
+        let mine = stone(me);
+        let theirs = stone(me.opponent());
+        let c = cell(p);
+        self.board[c] = mine;
+        self.empty[c / 64] &= !(1 << (c % 64));
+        self.empty_count -= 1;
+        self.hash ^= zobrist::STONES[me.index()][c];
+
+        let mut taken = 0;
+        let lengths = self.rules.capture_lengths();
+        if lengths != 0 {
+            for line in LINES {
+                for d in [line, -line] {
+                    taken += self.capture_from(c, d, mine, theirs, lengths);
+                }
+            }
+            if taken != 0 {
+                let before = self.captured[me.index()];
+                let after = before + taken;
+                self.captured[me.index()] = after;
+                self.hash ^= zobrist::captures(me, before) ^ zobrist::captures(me, after);
+            }
+        }
+
+        self.outcome = if self.makes_line(c, mine) {
+            Some(Outcome { winner: Some(me), reason: EndReason::Five })
+        } else if self.rules.capture_win().is_some_and(|win| self.captured[me.index()] >= win) {
+            Some(Outcome { winner: Some(me), reason: EndReason::Captures })
+        } else if self.empty_count == 0 {
+            Some(Outcome { winner: None, reason: EndReason::Full })
+        } else {
+            None
+        };
+
+        self.to_move = me.opponent();
+        self.hash ^= zobrist::BLACK_TO_MOVE;
+        self.ply += 1;
+        self.last_move = Some(p);
+        taken
+    }
+
+    /// Captures the run of opponent stones flanked from `c` in direction `d`,
+    /// if its length is one the rules capture. Returns the stones taken.
+    #[inline]
+    fn capture_from(&mut self, c: usize, d: isize, mine: u8, theirs: u8, lengths: u8) -> u16 {
+        // One flanked stone is never captured, so two opponent stones first.
+        if self.board[step(c, d, 1)] != theirs || self.board[step(c, d, 2)] != theirs {
+            return 0;
+        }
+        let third = self.board[step(c, d, 3)];
+        let run = if third == mine {
+            2
+        } else if third == theirs && self.board[step(c, d, 4)] == mine {
+            3
+        } else {
+            return 0;
+        };
+        if lengths & (1 << run) == 0 {
+            return 0;
+        }
+        let color = if theirs == 1 { Color::White } else { Color::Black };
+        for k in 1..=run {
+            let x = step(c, d, k);
+            self.board[x] = EMPTY;
+            self.empty[x / 64] |= 1 << (x % 64);
+            self.hash ^= zobrist::STONES[color.index()][x];
+        }
+        self.empty_count += run as u16;
+        run as u16
+    }
+
+    /// Whether the stone on `c` is part of a winning line.
+    #[inline]
+    fn makes_line(&self, c: usize, mine: u8) -> bool {
+        let run = |d: isize| {
+            let mut n = 0;
+            while self.board[step(c, d, n + 1)] == mine {
+                n += 1;
+            }
+            n
+        };
+        match self.rules.line_win() {
+            LineWin::FiveOrMore => LINES.iter().any(|&d| 1 + run(d) + run(-d) >= 5),
+            LineWin::ExactlyFive => LINES.iter().any(|&d| 1 + run(d) + run(-d) == 5),
+        }
+    }
+
+    /// The legal moves, in row-major order from `A1`; none once the game is over.
+    #[must_use]
+    pub fn legal_moves(&self) -> LegalMoves<'_> {
+        LegalMoves { position: self, word: 0, bits: if self.is_over() { 0 } else { self.empty[0] } }
+    }
+
+    /// Whether the opening rule may forbid some empty points at this ply.
+    #[inline]
+    fn opening_restricts(&self) -> bool {
+        self.ply <= 2 && !matches!(self.rules.opening(), crate::rules::Opening::Free)
+    }
+
+    /// A legal move drawn uniformly at random, or `None` once the game is over.
+    pub fn random_legal_move<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<Point> {
+        if self.is_over() {
+            return None;
+        }
+        if self.opening_restricts() {
+            let count = self.legal_moves().count();
+            return self.legal_moves().nth(rng.random_range(0..count));
+        }
+        let mut k = rng.random_range(0..u32::from(self.empty_count));
+        for (word, &bits) in self.empty.iter().enumerate() {
+            let ones = bits.count_ones();
+            if k < ones {
+                let mut bits = bits;
+                for _ in 0..k {
+                    bits &= bits - 1;
+                }
+                return Some(board::point(word * 64 + bits.trailing_zeros() as usize));
+            }
+            k -= ones;
+        }
+        unreachable!("empty_count agrees with the empty-point bitset")
+    }
+
+    /// Plays uniformly random legal moves to the end; returns the outcome and
+    /// the number of stones placed.
+    pub fn random_playout<R: Rng + ?Sized>(&mut self, rng: &mut R) -> (Outcome, u32) {
+        let start = self.ply;
+        while let Some(p) = self.random_legal_move(rng) {
+            self.play_unchecked(p);
+        }
+        (self.outcome.expect("a game with no legal move is over"), self.ply - start)
+    }
+
+    /// The hash recomputed from scratch; equals [`Position::hash`] (a check
+    /// for tests and for positions built by hand).
+    #[must_use]
+    pub fn compute_hash(&self) -> u64 {
+        let mut hash = 0;
+        for (c, &v) in self.board.iter().enumerate() {
+            if v == 1 || v == 2 {
+                hash ^= zobrist::STONES[usize::from(v - 1)][c];
+            }
+        }
+        for color in Color::ALL {
+            hash ^= zobrist::captures(color, self.captured[color.index()]);
+        }
+        if self.to_move == Color::Black {
+            hash ^= zobrist::BLACK_TO_MOVE;
+        }
+        hash
+    }
+
+    /// The same position seen through a board symmetry.
+    #[must_use]
+    pub fn transformed(&self, symmetry: Symmetry) -> Position {
+        let size = self.rules.size();
+        let mut out = Position::new(self.rules);
+        for y in 0..size {
+            for x in 0..size {
+                let p = Point::new(x, y);
+                let v = self.board[cell(p)];
+                if v != EMPTY {
+                    let q = cell(symmetry.apply(p, size));
+                    out.board[q] = v;
+                    out.empty[q / 64] &= !(1 << (q % 64));
+                }
+            }
+        }
+        out.empty_count = self.empty_count;
+        out.captured = self.captured;
+        out.to_move = self.to_move;
+        out.ply = self.ply;
+        out.outcome = self.outcome;
+        out.last_move = self.last_move.map(|p| symmetry.apply(p, size));
+        out.hash = out.compute_hash();
+        out
+    }
+
+    /// The board as `size` strings, top row first, with `W`, `B` and `.`.
+    #[must_use]
+    pub fn board_rows(&self) -> Vec<String> {
+        let size = self.rules.size();
+        (0..size)
+            .rev()
+            .map(|y| {
+                (0..size)
+                    .map(|x| self.stone_at(Point::new(x, y)).map_or('.', Color::char))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+impl PartialEq for Position {
+    /// Same rules, stones, captures, side to move, ply and outcome. The last
+    /// move is history, not state, and is ignored.
+    fn eq(&self, other: &Position) -> bool {
+        self.rules == other.rules
+            && self.board == other.board
+            && self.captured == other.captured
+            && self.to_move == other.to_move
+            && self.ply == other.ply
+            && self.outcome == other.outcome
+    }
+}
+
+impl Eq for Position {}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "Position {{ rules: {}, ply: {}, to_move: {}, captured: W{} B{}, outcome: {:?} }}",
+            self.rules,
+            self.ply,
+            self.to_move,
+            self.captured[0],
+            self.captured[1],
+            self.outcome
+        )?;
+        for row in self.board_rows() {
+            writeln!(f, "{row}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Iterator over the legal moves of a [`Position`].
+pub struct LegalMoves<'a> {
+    position: &'a Position,
+    word: usize,
+    bits: u64,
+}
+
+impl Iterator for LegalMoves<'_> {
+    type Item = Point;
+
+    #[inline]
+    fn next(&mut self) -> Option<Point> {
+        loop {
+            while self.bits == 0 {
+                self.word += 1;
+                if self.word >= WORDS {
+                    return None;
+                }
+                self.bits = self.position.empty[self.word];
+            }
+            let c = self.word * 64 + self.bits.trailing_zeros() as usize;
+            self.bits &= self.bits - 1;
+            let p = board::point(c);
+            if !self.position.opening_restricts() || self.position.rules.opening_allows(self.position.ply, p) {
+                return Some(p);
+            }
+        }
+    }
+}

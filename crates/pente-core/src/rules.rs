@@ -1,0 +1,350 @@
+//! Variants as parameters of one rules type.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::point::{MAX_SIZE, Point};
+
+/// A named rule set. Each is a preset of [`Rules`] parameters, not a separate
+/// engine; later variants (G-Pente, Poof-Pente, ...) add a name here and a
+/// parameter there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// Plain Pente: pair captures, 10 captured stones or five wins, tournament rule.
+    Pente,
+    /// Pente without the move-3 restriction (the first stone still goes in the centre).
+    FreePente,
+    /// Keryo-Pente: captures two or three flanked stones, 15 captured stones win.
+    Keryo,
+    /// Five or more in a row, no captures, first stone anywhere.
+    Gomoku,
+    /// Gomoku where only exactly five wins; an overline does not.
+    GomokuExact,
+}
+
+impl Variant {
+    /// Every variant, in documentation order.
+    pub const ALL: [Variant; 5] = [
+        Variant::Pente,
+        Variant::FreePente,
+        Variant::Keryo,
+        Variant::Gomoku,
+        Variant::GomokuExact,
+    ];
+
+    /// The name used on the command line and in records.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::Pente => "pente",
+            Variant::FreePente => "free-pente",
+            Variant::Keryo => "keryo",
+            Variant::Gomoku => "gomoku",
+            Variant::GomokuExact => "gomoku-exact",
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Errors from building or parsing [`Rules`].
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RulesError {
+    /// Not one of [`Variant::ALL`].
+    #[error("unknown variant `{0}` (expected one of: pente, free-pente, keryo, gomoku, gomoku-exact)")]
+    UnknownVariant(String),
+    /// Boards are odd-sized, 7 to 19.
+    #[error("unsupported board size {0} (expected an odd size from 7 to 19)")]
+    BadSize(String),
+}
+
+impl FromStr for Variant {
+    type Err = RulesError;
+
+    fn from_str(s: &str) -> Result<Variant, RulesError> {
+        let lower = s.trim().to_ascii_lowercase();
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name() == lower)
+            .ok_or_else(|| RulesError::UnknownVariant(s.to_string()))
+    }
+}
+
+/// Where the opening stones may go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Opening {
+    /// Any empty point, from the first move.
+    Free,
+    /// The first stone on the centre; nothing else restricted.
+    Centre,
+    /// The first stone on the centre and the mover's second stone (move 3) at
+    /// Chebyshev distance `min_distance` or more from it.
+    Tournament {
+        /// 3 in Pente: outside the central 5x5 square.
+        min_distance: u8,
+    },
+}
+
+/// Which lines of a mover's stones win.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LineWin {
+    /// Five or more in a row (overlines win).
+    FiveOrMore,
+    /// Exactly five in a row.
+    ExactlyFive,
+}
+
+/// The complete rule set of a game: a variant on a board size.
+///
+/// Built from a [`Variant`] and a size; the parameters are read through
+/// accessors so that they always agree with the variant's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Rules {
+    variant: Variant,
+    size: u8,
+    opening: Opening,
+    /// Bit `n` set: a run of exactly `n` flanked opponent stones is captured.
+    capture_lengths: u8,
+    /// Captured stones that win, if captures win at all.
+    capture_win: Option<u16>,
+    line_win: LineWin,
+}
+
+impl Rules {
+    /// The rules of `variant` on a `size` x `size` board.
+    ///
+    /// # Errors
+    /// [`RulesError::BadSize`] unless `size` is odd and between 7 and 19.
+    pub fn new(variant: Variant, size: u8) -> Result<Rules, RulesError> {
+        if !(7..=MAX_SIZE).contains(&size) || size % 2 == 0 {
+            return Err(RulesError::BadSize(size.to_string()));
+        }
+        let tournament = Opening::Tournament { min_distance: 3 };
+        let (opening, capture_lengths, capture_win, line_win) = match variant {
+            Variant::Pente => (tournament, 1 << 2, Some(10), LineWin::FiveOrMore),
+            Variant::FreePente => (Opening::Centre, 1 << 2, Some(10), LineWin::FiveOrMore),
+            Variant::Keryo => (tournament, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
+            Variant::Gomoku => (Opening::Free, 0, None, LineWin::FiveOrMore),
+            Variant::GomokuExact => (Opening::Free, 0, None, LineWin::ExactlyFive),
+        };
+        Ok(Rules { variant, size, opening, capture_lengths, capture_win, line_win })
+    }
+
+    /// Plain Pente on 19x19.
+    #[must_use]
+    pub fn pente() -> Rules {
+        Rules::new(Variant::Pente, 19).expect("19 is a valid size")
+    }
+
+    /// The variant these rules are a preset of.
+    #[must_use]
+    pub const fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Board side.
+    #[must_use]
+    pub const fn size(&self) -> u8 {
+        self.size
+    }
+
+    /// Number of points on the board.
+    #[must_use]
+    pub const fn area(&self) -> usize {
+        self.size as usize * self.size as usize
+    }
+
+    /// The centre point.
+    #[must_use]
+    pub const fn centre(&self) -> Point {
+        Point::centre(self.size)
+    }
+
+    /// The opening restriction.
+    #[must_use]
+    pub const fn opening(&self) -> Opening {
+        self.opening
+    }
+
+    /// Whether a flanked run of exactly `n` opponent stones is captured.
+    #[must_use]
+    pub const fn captures_run_of(&self, n: u8) -> bool {
+        n < 8 && self.capture_lengths & (1 << n) != 0
+    }
+
+    /// Whether the variant has captures at all.
+    #[must_use]
+    pub const fn has_captures(&self) -> bool {
+        self.capture_lengths != 0
+    }
+
+    pub(crate) const fn capture_lengths(&self) -> u8 {
+        self.capture_lengths
+    }
+
+    /// Captured stones that win the game, or `None` when captures do not win.
+    #[must_use]
+    pub const fn capture_win(&self) -> Option<u16> {
+        self.capture_win
+    }
+
+    /// Which lines win.
+    #[must_use]
+    pub const fn line_win(&self) -> LineWin {
+        self.line_win
+    }
+
+    /// Whether `p` lies on the board.
+    #[inline]
+    #[must_use]
+    pub const fn contains(&self, p: Point) -> bool {
+        p.x() < self.size && p.y() < self.size
+    }
+
+    /// Whether the opening rule allows a stone on `p` at `ply` (0-based: the
+    /// first move is ply 0). Says nothing about occupancy.
+    #[inline]
+    #[must_use]
+    pub fn opening_allows(&self, ply: u32, p: Point) -> bool {
+        self.opening_violation(ply, p).is_none()
+    }
+
+    /// Why the opening rule forbids `p` at `ply`, if it does.
+    #[must_use]
+    pub fn opening_violation(&self, ply: u32, p: Point) -> Option<OpeningViolation> {
+        match (self.opening, ply) {
+            (Opening::Centre | Opening::Tournament { .. }, 0) if p != self.centre() => {
+                Some(OpeningViolation::FirstNotCentre { centre: self.centre() })
+            }
+            (Opening::Tournament { min_distance }, 2) if p.distance(self.centre()) < min_distance => {
+                Some(OpeningViolation::TooClose { centre: self.centre(), min_distance })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A move the opening rule forbids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum OpeningViolation {
+    /// Move 1 must be on the centre.
+    #[error("the first move must be on the centre point {centre}")]
+    FirstNotCentre {
+        /// The centre of the board.
+        centre: Point,
+    },
+    /// Move 3 must keep its distance (tournament rule).
+    #[error("tournament rule: move 3 must be at least {min_distance} points from the centre {centre} in every direction")]
+    TooClose {
+        /// The centre of the board.
+        centre: Point,
+        /// The required Chebyshev distance.
+        min_distance: u8,
+    },
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules::pente()
+    }
+}
+
+impl fmt::Display for Rules {
+    /// `pente` on 19x19, `keryo/13` on other sizes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.size == MAX_SIZE {
+            write!(f, "{}", self.variant)
+        } else {
+            write!(f, "{}/{}", self.variant, self.size)
+        }
+    }
+}
+
+impl FromStr for Rules {
+    type Err = RulesError;
+
+    /// Parses `pente`, `keryo/13` or `gomoku/15` (size 19 when omitted).
+    fn from_str(s: &str) -> Result<Rules, RulesError> {
+        let (name, size) = match s.split_once('/') {
+            Some((name, size)) => {
+                let size = size.trim().parse().map_err(|_| RulesError::BadSize(size.to_string()))?;
+                (name, size)
+            }
+            None => (s, MAX_SIZE),
+        };
+        Rules::new(name.parse()?, size)
+    }
+}
+
+impl Serialize for Rules {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rules {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Rules, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        for size in [7, 9, 11, 13, 15, 17, 19] {
+            assert!(Rules::new(Variant::Pente, size).is_ok());
+        }
+        for size in [0, 5, 8, 18, 20, 21] {
+            assert!(Rules::new(Variant::Pente, size).is_err());
+        }
+    }
+
+    #[test]
+    fn string_form_round_trips() {
+        for v in Variant::ALL {
+            for size in [7, 13, 19] {
+                let rules = Rules::new(v, size).unwrap();
+                assert_eq!(rules.to_string().parse::<Rules>().unwrap(), rules);
+            }
+        }
+        assert_eq!("Keryo/13".parse::<Rules>().unwrap(), Rules::new(Variant::Keryo, 13).unwrap());
+        assert!("renju".parse::<Rules>().is_err());
+        assert!("pente/12".parse::<Rules>().is_err());
+        assert!("pente/x".parse::<Rules>().is_err());
+    }
+
+    #[test]
+    fn tournament_rule() {
+        let rules = Rules::pente();
+        let p = |s: &str| s.parse::<Point>().unwrap();
+        assert!(rules.opening_allows(0, p("K10")));
+        assert!(!rules.opening_allows(0, p("K9")));
+        assert!(!rules.opening_allows(2, p("K8")));
+        assert!(rules.opening_allows(2, p("K7")));
+        assert!(!rules.opening_allows(2, p("M12")));
+        assert!(rules.opening_allows(2, p("N13")));
+        assert!(rules.opening_allows(1, p("K9")));
+        assert!(rules.opening_allows(4, p("K9")));
+        let small = Rules::new(Variant::Pente, 13).unwrap();
+        assert!(small.opening_allows(0, p("G7")));
+        assert!(!small.opening_allows(2, p("H8")));
+        assert!(small.opening_allows(2, p("G4")));
+        let free = Rules::new(Variant::FreePente, 19).unwrap();
+        assert!(!free.opening_allows(0, p("A1")));
+        assert!(free.opening_allows(2, p("K9")));
+        let gomoku = Rules::new(Variant::Gomoku, 15).unwrap();
+        assert!(gomoku.opening_allows(0, p("A1")));
+    }
+}
