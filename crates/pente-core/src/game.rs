@@ -89,11 +89,7 @@ impl Game {
     /// [`ReplayError::Illegal`]; the game is then unchanged.
     pub fn play(&mut self, point: Point) -> Result<(), ReplayError> {
         let mut next = self.position().clone();
-        next.play(point).map_err(|reason| ReplayError::Illegal {
-            ply: self.position().ply() + 1,
-            point,
-            reason,
-        })?;
+        next.play(point).map_err(|reason| ReplayError::Illegal { ply: self.position().ply() + 1, point, reason })?;
         self.positions.push(next);
         self.moves.push(point);
         Ok(())

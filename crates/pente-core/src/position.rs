@@ -448,11 +448,7 @@ impl Position {
         let size = self.rules.size();
         (0..size)
             .rev()
-            .map(|y| {
-                (0..size)
-                    .map(|x| self.stone_at(Point::new(x, y)).map_or('.', Color::char))
-                    .collect()
-            })
+            .map(|y| (0..size).map(|x| self.stone_at(Point::new(x, y)).map_or('.', Color::char)).collect())
             .collect()
     }
 }
@@ -477,12 +473,7 @@ impl fmt::Debug for Position {
         writeln!(
             f,
             "Position {{ rules: {}, ply: {}, to_move: {}, captured: W{} B{}, outcome: {:?} }}",
-            self.rules,
-            self.ply,
-            self.to_move,
-            self.captured[0],
-            self.captured[1],
-            self.outcome
+            self.rules, self.ply, self.to_move, self.captured[0], self.captured[1], self.outcome
         )?;
         for row in self.board_rows() {
             writeln!(f, "{row}")?;

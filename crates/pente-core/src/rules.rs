@@ -28,13 +28,8 @@ pub enum Variant {
 
 impl Variant {
     /// Every variant, in documentation order.
-    pub const ALL: [Variant; 5] = [
-        Variant::Pente,
-        Variant::FreePente,
-        Variant::Keryo,
-        Variant::Gomoku,
-        Variant::GomokuExact,
-    ];
+    pub const ALL: [Variant; 5] =
+        [Variant::Pente, Variant::FreePente, Variant::Keryo, Variant::Gomoku, Variant::GomokuExact];
 
     /// The name used on the command line and in records.
     #[must_use]
@@ -71,10 +66,7 @@ impl FromStr for Variant {
 
     fn from_str(s: &str) -> Result<Variant, RulesError> {
         let lower = s.trim().to_ascii_lowercase();
-        Variant::ALL
-            .into_iter()
-            .find(|v| v.name() == lower)
-            .ok_or_else(|| RulesError::UnknownVariant(s.to_string()))
+        Variant::ALL.into_iter().find(|v| v.name() == lower).ok_or_else(|| RulesError::UnknownVariant(s.to_string()))
     }
 }
 
@@ -242,7 +234,9 @@ pub enum OpeningViolation {
         centre: Point,
     },
     /// Move 3 must keep its distance (tournament rule).
-    #[error("tournament rule: move 3 must be at least {min_distance} points from the centre {centre} in every direction")]
+    #[error(
+        "tournament rule: move 3 must be at least {min_distance} points from the centre {centre} in every direction"
+    )]
     TooClose {
         /// The centre of the board.
         centre: Point,
@@ -260,11 +254,7 @@ impl Default for Rules {
 impl fmt::Display for Rules {
     /// `pente` on 19x19, `keryo/13` on other sizes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.size == MAX_SIZE {
-            write!(f, "{}", self.variant)
-        } else {
-            write!(f, "{}/{}", self.variant, self.size)
-        }
+        if self.size == MAX_SIZE { write!(f, "{}", self.variant) } else { write!(f, "{}/{}", self.variant, self.size) }
     }
 }
 

@@ -17,16 +17,8 @@ impl Symmetry {
     pub const IDENTITY: Symmetry = Symmetry(0);
 
     /// All 8 symmetries, identity first.
-    pub const ALL: [Symmetry; 8] = [
-        Symmetry(0),
-        Symmetry(1),
-        Symmetry(2),
-        Symmetry(3),
-        Symmetry(4),
-        Symmetry(5),
-        Symmetry(6),
-        Symmetry(7),
-    ];
+    pub const ALL: [Symmetry; 8] =
+        [Symmetry(0), Symmetry(1), Symmetry(2), Symmetry(3), Symmetry(4), Symmetry(5), Symmetry(6), Symmetry(7)];
 
     /// The symmetry with this index (0-7).
     ///

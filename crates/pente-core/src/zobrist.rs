@@ -35,9 +35,5 @@ pub(crate) const BLACK_TO_MOVE: u64 = splitmix64(0x5045_4E54_4501_0000);
 /// empty board hashes to zero.
 #[inline]
 pub(crate) const fn captures(color: Color, count: u16) -> u64 {
-    if count == 0 {
-        0
-    } else {
-        splitmix64(0x5045_4E54_4502_0000 ^ ((color as u64) << 20) ^ count as u64)
-    }
+    if count == 0 { 0 } else { splitmix64(0x5045_4E54_4502_0000 ^ ((color as u64) << 20) ^ count as u64) }
 }
