@@ -116,7 +116,7 @@ impl Rules {
     /// # Errors
     /// [`RulesError::BadSize`] unless `size` is odd and between 7 and 19.
     pub fn new(variant: Variant, size: u8) -> Result<Rules, RulesError> {
-        if !(7..=MAX_SIZE).contains(&size) || size % 2 == 0 {
+        if !(7..=MAX_SIZE).contains(&size) || size.is_multiple_of(2) {
             return Err(RulesError::BadSize(size.to_string()));
         }
         let tournament = Opening::Tournament { min_distance: 3 };
