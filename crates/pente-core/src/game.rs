@@ -14,7 +14,7 @@ pub enum ReplayError {
     #[error(transparent)]
     Parse(#[from] MoveListError),
     /// A move is illegal where it is played.
-    #[error("move {ply} ({point}) is illegal: {reason}")]
+    #[error("move {ply}: {reason}")]
     Illegal {
         /// 1-based move number.
         ply: u32,

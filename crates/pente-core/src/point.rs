@@ -29,6 +29,7 @@ impl Point {
     ///
     /// # Panics
     /// If `x` or `y` is 25 or more, beyond any notation.
+    #[inline]
     #[must_use]
     pub const fn new(x: u8, y: u8) -> Point {
         assert!(x < 25 && y < 25, "point coordinate out of range");

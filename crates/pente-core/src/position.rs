@@ -6,7 +6,7 @@ use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::board::{self, CELLS, EDGE, EMPTY, LINES, WORDS, cell, step};
+use crate::board::{self, CELLS, DIRECTIONS, EDGE, EMPTY, LINES, WORDS, cell, step};
 use crate::color::Color;
 use crate::point::Point;
 use crate::rules::{LineWin, OpeningViolation, Rules};
@@ -272,20 +272,13 @@ impl Position {
         self.empty_count -= 1;
         self.hash ^= zobrist::STONES[me.index()][c];
 
-        let mut taken = 0;
         let lengths = self.rules.capture_lengths();
-        if lengths != 0 {
-            for line in LINES {
-                for d in [line, -line] {
-                    taken += self.capture_from(c, d, mine, theirs, lengths);
-                }
-            }
-            if taken != 0 {
-                let before = self.captured[me.index()];
-                let after = before + taken;
-                self.captured[me.index()] = after;
-                self.hash ^= zobrist::captures(me, before) ^ zobrist::captures(me, after);
-            }
+        let taken = if lengths == 0 { 0 } else { self.capture_around(c, mine, theirs, lengths) };
+        if taken != 0 {
+            let before = self.captured[me.index()];
+            let after = before + taken;
+            self.captured[me.index()] = after;
+            self.hash ^= zobrist::captures(me, before) ^ zobrist::captures(me, after);
         }
 
         self.outcome = if self.makes_line(c, mine) {
@@ -305,34 +298,53 @@ impl Position {
         taken
     }
 
-    /// Captures the run of opponent stones flanked from `c` in direction `d`,
-    /// if its length is one the rules capture. Returns the stones taken.
+    /// Removes every run of opponent stones the stone on `c` flanks, if the
+    /// rules capture runs of that length. Returns the stones taken.
     #[inline]
-    fn capture_from(&mut self, c: usize, d: isize, mine: u8, theirs: u8, lengths: u8) -> u16 {
-        // One flanked stone is never captured, so two opponent stones first.
-        if self.board[step(c, d, 1)] != theirs || self.board[step(c, d, 2)] != theirs {
+    fn capture_around(&mut self, c: usize, mine: u8, theirs: u8, lengths: u8) -> u16 {
+        // The four cells beyond `c` in each direction, packed two bits each,
+        // are matched against `t t m` and `t t t m` without a branch per
+        // direction: captures are rare and the branches would be unpredictable.
+        let (m, t) = (u32::from(mine), u32::from(theirs));
+        let pair = t | t << 2 | m << 4;
+        let triple = t | t << 2 | t << 4 | m << 6;
+        let mut found = 0u16; // bit i: a pair in direction i; bit 8 + i: a triple
+        for (i, &d) in DIRECTIONS.iter().enumerate() {
+            let cells = u32::from(self.board[step(c, d, 1)])
+                | u32::from(self.board[step(c, d, 2)]) << 2
+                | u32::from(self.board[step(c, d, 3)]) << 4
+                | u32::from(self.board[step(c, d, 4)]) << 6;
+            found |= u16::from(cells & 0x3F == pair) << i | u16::from(cells == triple) << (8 + i);
+        }
+        if lengths & (1 << 2) == 0 {
+            found &= 0xFF00;
+        }
+        if lengths & (1 << 3) == 0 {
+            found &= 0x00FF;
+        }
+        if found == 0 {
             return 0;
         }
-        let third = self.board[step(c, d, 3)];
-        let run = if third == mine {
-            2
-        } else if third == theirs && self.board[step(c, d, 4)] == mine {
-            3
-        } else {
-            return 0;
-        };
-        if lengths & (1 << run) == 0 {
-            return 0;
+        let color = if theirs == stone(Color::White) { Color::White } else { Color::Black };
+        let mut taken = 0;
+        for (i, &d) in DIRECTIONS.iter().enumerate() {
+            let run = if found & (1 << i) != 0 {
+                2
+            } else if found & (1 << (8 + i)) != 0 {
+                3
+            } else {
+                continue;
+            };
+            for k in 1..=run {
+                let x = step(c, d, k);
+                self.board[x] = EMPTY;
+                self.empty[x / 64] |= 1 << (x % 64);
+                self.hash ^= zobrist::STONES[color.index()][x];
+            }
+            taken += run as u16;
         }
-        let color = if theirs == 1 { Color::White } else { Color::Black };
-        for k in 1..=run {
-            let x = step(c, d, k);
-            self.board[x] = EMPTY;
-            self.empty[x / 64] |= 1 << (x % 64);
-            self.hash ^= zobrist::STONES[color.index()][x];
-        }
-        self.empty_count += run as u16;
-        run as u16
+        self.empty_count += taken;
+        taken
     }
 
     /// Whether the stone on `c` is part of a winning line.
@@ -368,23 +380,20 @@ impl Position {
         if self.is_over() {
             return None;
         }
-        if self.opening_restricts() {
-            let count = self.legal_moves().count();
-            return self.legal_moves().nth(rng.random_range(0..count));
-        }
-        let mut k = rng.random_range(0..u32::from(self.empty_count));
-        for (word, &bits) in self.empty.iter().enumerate() {
-            let ones = bits.count_ones();
-            if k < ones {
-                let mut bits = bits;
-                for _ in 0..k {
-                    bits &= bits - 1;
-                }
-                return Some(board::point(word * 64 + bits.trailing_zeros() as usize));
+        let size = self.rules.size();
+        let restricted = self.opening_restricts();
+        // Rejection sampling from the whole board is uniform over the legal
+        // points and, with the board at most about half full in practice,
+        // needs one or two draws.
+        for _ in 0..16 {
+            let p = Point::new(rng.random_range(0..size), rng.random_range(0..size));
+            if self.board[cell(p)] == EMPTY && (!restricted || self.rules.opening_allows(self.ply, p)) {
+                return Some(p);
             }
-            k -= ones;
         }
-        unreachable!("empty_count agrees with the empty-point bitset")
+        // A nearly full board: pick among the legal moves directly.
+        let count = self.legal_moves().count();
+        self.legal_moves().nth(rng.random_range(0..count))
     }
 
     /// Plays uniformly random legal moves to the end; returns the outcome and

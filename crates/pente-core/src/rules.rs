@@ -210,6 +210,7 @@ impl Rules {
     }
 
     /// Why the opening rule forbids `p` at `ply`, if it does.
+    #[inline]
     #[must_use]
     pub fn opening_violation(&self, ply: u32, p: Point) -> Option<OpeningViolation> {
         match (self.opening, ply) {

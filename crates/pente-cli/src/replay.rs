@@ -1,0 +1,86 @@
+//! `pente replay`: replay a move list, print the final position as JSON.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use pente_core::{Color, Game, Position, Rules, Variant};
+use serde::Serialize;
+
+/// Arguments of `pente replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// Rule variant: pente, free-pente, keryo, gomoku, gomoku-exact.
+    #[arg(long, default_value = "pente")]
+    variant: Variant,
+    /// Board side, odd, 7 to 19.
+    #[arg(long, default_value_t = 19)]
+    size: u8,
+    /// Moves, White first: "K10 L9 K7" or "1. K10 L9 2. K7".
+    #[arg(long, allow_hyphen_values = true)]
+    moves: String,
+}
+
+/// The final position as `pente replay` prints it.
+#[derive(Debug, Serialize)]
+struct PositionReport {
+    variant: Variant,
+    size: u8,
+    plies: u32,
+    to_move: Color,
+    /// Stones captured BY each side.
+    captured: Captured,
+    result: Option<&'static str>,
+    reason: Option<&'static str>,
+    /// Top row first, `W`, `B` and `.`.
+    board: Vec<String>,
+    last_move: Option<String>,
+    hash: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Captured {
+    white: u16,
+    black: u16,
+}
+
+impl PositionReport {
+    fn new(position: &Position) -> PositionReport {
+        let rules = position.rules();
+        let outcome = position.outcome();
+        PositionReport {
+            variant: rules.variant(),
+            size: rules.size(),
+            plies: position.ply(),
+            to_move: position.to_move(),
+            captured: Captured { white: position.captured(Color::White), black: position.captured(Color::Black) },
+            result: outcome.map(|o| o.winner.map_or("draw", Color::name)),
+            reason: outcome.map(|o| o.reason.name()),
+            board: position.board_rows(),
+            last_move: position.last_move().map(|p| p.to_string()),
+            hash: format!("{:016x}", position.hash()),
+        }
+    }
+}
+
+/// Runs `pente replay`. A bad move list exits with code 2 and one line on stderr.
+pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
+    let rules = match Rules::new(args.variant, args.size) {
+        Ok(rules) => rules,
+        Err(error) => return Ok(usage_error(&error)),
+    };
+    let game = match Game::from_move_list(rules, &args.moves) {
+        Ok(game) => game,
+        Err(error) => return Ok(usage_error(&error)),
+    };
+    let mut stdout = std::io::stdout().lock();
+    serde_json::to_writer(&mut stdout, &PositionReport::new(game.position())).context("writing the position")?;
+    writeln!(stdout).context("writing the position")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn usage_error(error: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!("error: {error}");
+    ExitCode::from(2)
+}
