@@ -1,0 +1,67 @@
+//! Search settings, as read from config files.
+
+use serde::{Deserialize, Serialize};
+
+/// How a search spends its playouts and picks its move.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchParams {
+    /// Playouts per move (visits of the root, reused ones included).
+    pub visits: u32,
+    /// Exploration constant of PUCT at the root's first visits (AlphaZero's `c_init`).
+    pub c_puct: f32,
+    /// Growth of the exploration constant with visits (AlphaZero's `c_base`).
+    pub c_puct_base: f32,
+    /// First-play urgency: an unvisited move is valued at the parent's value
+    /// minus this times the square root of the prior mass already visited.
+    pub fpu_reduction: f32,
+    /// Leaves one search collects (under virtual loss) before a network call.
+    pub leaves_per_call: usize,
+    /// Mix Dirichlet noise into the root priors and, with Gumbel, sample the
+    /// Gumbel noise (self-play only).
+    pub noise: bool,
+    /// Total Dirichlet concentration, spread over the legal moves (KataGo's 10.83).
+    pub dirichlet_total_alpha: f32,
+    /// Weight of the noise in the root priors.
+    pub dirichlet_fraction: f32,
+    /// Use Gumbel root selection with sequential halving instead of PUCT at
+    /// the root; best for small budgets (8-32 visits).
+    pub gumbel: Option<GumbelParams>,
+    /// Network evaluations kept per search, keyed by Zobrist hash (0 = none).
+    pub cache_entries: usize,
+}
+
+impl Default for SearchParams {
+    fn default() -> SearchParams {
+        SearchParams {
+            visits: 400,
+            c_puct: 1.25,
+            c_puct_base: 19652.0,
+            fpu_reduction: 0.25,
+            leaves_per_call: 8,
+            noise: false,
+            dirichlet_total_alpha: 10.83,
+            dirichlet_fraction: 0.25,
+            gumbel: None,
+            cache_entries: 100_000,
+        }
+    }
+}
+
+/// Settings of Gumbel root selection (Danihelka et al. 2022).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GumbelParams {
+    /// Root moves sampled for sequential halving.
+    pub considered: usize,
+    /// `c_visit` of the monotone transform of Q.
+    pub c_visit: f32,
+    /// `c_scale` of the monotone transform of Q.
+    pub c_scale: f32,
+}
+
+impl Default for GumbelParams {
+    fn default() -> GumbelParams {
+        GumbelParams { considered: 16, c_visit: 50.0, c_scale: 1.0 }
+    }
+}

@@ -1,0 +1,210 @@
+//! Search behaviour with fake evaluators: exact wins, forced defences,
+//! capture tactics, determinism, batching, tree reuse and Gumbel roots.
+
+use pente_core::{Game, Point, Position, Rules, Variant};
+use pente_search::{
+    Evaluation, Evaluator, GumbelParams, HeuristicEvaluator, Proof, Search, SearchParams, UniformEvaluator, search_many,
+};
+
+fn p(s: &str) -> Point {
+    s.parse().unwrap()
+}
+
+fn position(moves: &str) -> Position {
+    Game::from_move_list(Rules::pente(), moves).unwrap().position().clone()
+}
+
+fn params(visits: u32) -> SearchParams {
+    SearchParams { visits, ..SearchParams::default() }
+}
+
+/// White to move with four in a column K10-K13 (open at K9 and K14).
+const WHITE_FOUR: &str = "K10 A1 K13 A3 K11 A5 K12 A7";
+
+#[test]
+fn wins_in_one_with_uniform_priors() {
+    let position = position(WHITE_FOUR);
+    for evaluator in [&UniformEvaluator::default() as &dyn Evaluator, &HeuristicEvaluator::default()] {
+        let result = Search::new(position.clone(), params(50), 1).run(evaluator);
+        let best = result.best_move.unwrap();
+        assert!(best == p("K9") || best == p("K14"), "{} played {best}", evaluator.name());
+        assert_eq!(result.proof, Proof::Win);
+        assert_eq!(result.value, 1.0);
+    }
+}
+
+/// Builds a pente game where White has captured `pairs` pairs on rows 2, 5,
+/// 8, 11 (columns A-D) and then sets up one more pair on row 17.
+fn capture_setup(pairs: u32) -> Game {
+    let mut moves = vec!["K10", "T19"];
+    let rows = ["2", "5", "8", "11", "14"];
+    let white_fillers = ["Q3", "Q7", "Q13", "Q16", "O18"];
+    let black_fillers = ["S1", "S4", "S8", "S12", "S16"];
+    let mut owned = Vec::new();
+    for (i, row) in rows.iter().take(pairs as usize).enumerate() {
+        owned.push([
+            format!("A{row}"),
+            format!("B{row}"),
+            white_fillers[i].to_string(),
+            format!("C{row}"),
+            format!("D{row}"),
+            black_fillers[i].to_string(),
+        ]);
+    }
+    let mut all: Vec<String> = moves.drain(..).map(String::from).collect();
+    for block in owned {
+        all.extend(block);
+    }
+    // One more pair, flanked on one side: White D17 takes it.
+    all.extend(["A17", "B17", "O2", "C17"].map(String::from));
+    Game::from_move_list(Rules::pente(), &all.join(" ")).unwrap()
+}
+
+#[test]
+fn takes_a_capture_win() {
+    let game = capture_setup(4);
+    let position = game.position();
+    assert_eq!(position.captured(pente_core::Color::White), 8);
+    assert_eq!(position.to_move(), pente_core::Color::White);
+    let result = Search::new(position.clone(), params(50), 3).run(&UniformEvaluator::default());
+    assert_eq!(result.best_move, Some(p("D17")));
+    assert_eq!(result.proof, Proof::Win);
+    let mut after = position.clone();
+    after.play(p("D17")).unwrap();
+    assert_eq!(after.outcome().unwrap().reason, pente_core::EndReason::Captures);
+}
+
+#[test]
+fn blocks_a_four() {
+    // Black has C5 D5 E5 F5 with White on B5: White must take G5.
+    let position = position("K10 C5 B5 D5 R18 E5 R16 F5");
+    for evaluator in [&UniformEvaluator::default() as &dyn Evaluator, &HeuristicEvaluator::default()] {
+        let result = Search::new(position.clone(), params(800), 5).run(evaluator);
+        assert_eq!(result.best_move, Some(p("G5")), "{}", evaluator.name());
+        assert_ne!(result.proof, Proof::Win);
+    }
+}
+
+#[test]
+fn sees_that_a_capture_breaks_a_four() {
+    // Black: C5 D5 E5 F5 (closed by White B5) and D6; White D7. White D4
+    // captures D5 and D6, breaking the four, as well as G5 blocks it.
+    let position = position("K10 C5 B5 D5 D7 E5 R16 F5 R14 D6");
+    assert_eq!(position.to_move(), pente_core::Color::White);
+    let result = Search::new(position.clone(), params(1500), 7).run(&UniformEvaluator::default());
+    let best = result.best_move.unwrap();
+    assert!(best == p("G5") || best == p("D4"), "played {best}");
+    let capture = result.candidates.iter().find(|c| c.point == p("D4")).unwrap();
+    assert_ne!(capture.proof, Proof::Loss, "the capture removes D5 from the four");
+    // Any move that neither blocks nor captures loses at once once visited.
+    for candidate in result.candidates.iter().filter(|c| c.visits > 0) {
+        if candidate.point != p("G5") && candidate.point != p("D4") {
+            assert_eq!(candidate.proof, Proof::Loss, "{} does not stop the four", candidate.point);
+        }
+    }
+    // The heuristic finds a defence too.
+    let result = Search::new(position, params(200), 7).run(&HeuristicEvaluator::default());
+    let best = result.best_move.unwrap();
+    assert!(best == p("G5") || best == p("D4"), "heuristic played {best}");
+}
+
+#[test]
+fn same_seed_same_search() {
+    let position = position("K10 L9 K7");
+    let noisy = SearchParams { noise: true, visits: 300, ..SearchParams::default() };
+    let run = |seed| Search::new(position.clone(), noisy.clone(), seed).run(&HeuristicEvaluator::default());
+    assert_eq!(run(11), run(11));
+    let a = run(11);
+    let b = run(12);
+    assert_ne!(a.candidates, b.candidates, "different noise, different tree");
+}
+
+#[test]
+fn batched_searches_match_single_searches() {
+    let evaluator = HeuristicEvaluator::default();
+    let starts = [position("K10 L9"), position("K10 L9 K7"), position(WHITE_FOUR)];
+    let single: Vec<_> =
+        starts.iter().enumerate().map(|(i, s)| Search::new(s.clone(), params(120), i as u64).run(&evaluator)).collect();
+    let mut searches: Vec<Search> =
+        starts.iter().enumerate().map(|(i, s)| Search::new(s.clone(), params(120), i as u64)).collect();
+    // Count the network calls: all searches share each call.
+    struct Counting<'a>(&'a HeuristicEvaluator, std::cell::Cell<usize>, std::cell::Cell<usize>);
+    impl Evaluator for Counting<'_> {
+        fn evaluate(&self, positions: &[&Position]) -> Vec<Evaluation> {
+            self.1.set(self.1.get() + 1);
+            self.2.set(self.2.get().max(positions.len()));
+            self.0.evaluate(positions)
+        }
+        fn name(&self) -> String {
+            "counting".into()
+        }
+    }
+    let counting = Counting(&evaluator, Default::default(), Default::default());
+    search_many(&mut searches, &counting);
+    let batched: Vec<_> = searches.iter().map(Search::result).collect();
+    assert_eq!(single, batched);
+    assert!(counting.2.get() > 8, "one call carries the leaves of several searches");
+}
+
+#[test]
+fn tree_reuse_keeps_visits() {
+    let evaluator = HeuristicEvaluator::default();
+    let mut search = Search::new(position("K10 L9 K7"), params(400), 1);
+    let result = search.run(&evaluator);
+    let best = result.best_move.unwrap();
+    let kept = result.candidates.iter().find(|c| c.point == best).unwrap().visits;
+    search.advance(best);
+    assert_eq!(search.visits(), kept);
+    assert!(kept > 0);
+    let again = search.run(&evaluator);
+    assert_eq!(again.visits, 400);
+    assert!(again.best_move.is_some());
+    // Advancing along an unexplored move starts a fresh tree.
+    let unexplored = again.candidates.iter().find(|c| c.visits == 0).unwrap().point;
+    search.advance(unexplored);
+    assert_eq!(search.visits(), 0);
+}
+
+#[test]
+fn gumbel_root_with_a_small_budget() {
+    let gumbel = SearchParams { visits: 16, gumbel: Some(GumbelParams::default()), ..SearchParams::default() };
+    let result = Search::new(position(WHITE_FOUR), gumbel.clone(), 1).run(&HeuristicEvaluator::default());
+    let best = result.best_move.unwrap();
+    assert!(best == p("K9") || best == p("K14"));
+    let result = Search::new(position("K10 L9 K7 L8"), gumbel.clone(), 1).run(&HeuristicEvaluator::default());
+    assert_eq!(result.visits, 16);
+    let total: f32 = result.policy_target.iter().map(|x| x.1).sum();
+    assert!((total - 1.0).abs() < 1e-4);
+    let visited = result.candidates.iter().filter(|c| c.visits > 0).count();
+    assert!(visited > 1 && visited <= 16, "sequential halving spreads visits over the field: {visited}");
+    // Noise makes self-play Gumbel searches differ by seed but not run to run.
+    let noisy = SearchParams { noise: true, ..gumbel };
+    let run = |seed| Search::new(position("K10 L9 K7"), noisy.clone(), seed).run(&HeuristicEvaluator::default());
+    assert_eq!(run(4), run(4));
+}
+
+#[test]
+fn finished_game_has_no_move() {
+    let over = position("K10 L9 K7 L8 K8 L7 K9 L10 K6");
+    let result = Search::new(over, params(10), 1).run(&UniformEvaluator::default());
+    assert_eq!(result.best_move, None);
+    assert!(result.candidates.is_empty());
+}
+
+#[test]
+fn every_variant_and_size() {
+    for variant in Variant::ALL {
+        for size in [7, 13] {
+            let rules = Rules::new(variant, size).unwrap();
+            let mut position = Position::new(rules);
+            let mut search = Search::new(position.clone(), params(30), 9);
+            for _ in 0..6 {
+                let result = search.run(&HeuristicEvaluator::default());
+                let Some(best) = result.best_move else { break };
+                assert!(position.is_legal(best), "{variant} {size}: {best}");
+                position.play(best).unwrap();
+                search.advance(best);
+            }
+        }
+    }
+}
