@@ -56,7 +56,17 @@ fn bench_rules(args: &RulesBenchArgs) -> anyhow::Result<ExitCode> {
     println!("random playouts, one thread, {0}x{0}, {1} s per variant, seed {2}", args.size, args.seconds, args.seed);
     println!(
         "{:<13} {:>8} {:>11} {:>10} {:>14} {:>10} {:>7} {:>7} {:>6} {:>7} {:>9}",
-        "variant", "games", "placements", "plies/game", "placements/s", "games/s", "white%", "black%", "draw%", "five%", "captures%"
+        "variant",
+        "games",
+        "placements",
+        "plies/game",
+        "placements/s",
+        "games/s",
+        "white%",
+        "black%",
+        "draw%",
+        "five%",
+        "captures%"
     );
     for variant in variants {
         let rules = Rules::new(variant, args.size)?;

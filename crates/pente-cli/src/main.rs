@@ -1,7 +1,11 @@
 //! The `pente` command: one binary over the whole toolkit.
 
+mod analyze;
 mod bench;
+mod engine;
 mod output;
+mod play;
+mod player;
 mod replay;
 mod validate;
 
@@ -23,6 +27,12 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// Check every game in PGN or move-list files against the rules.
     Validate(validate::ValidateArgs),
+    /// Search a position and list the candidate moves with visits, prior and win rate.
+    Analyze(analyze::AnalyzeArgs),
+    /// Play the engine in the terminal.
+    Play(play::PlayArgs),
+    /// Serve analysis requests as JSON lines on stdin and stdout.
+    Engine(engine::EngineArgs),
     /// Measure the speed of a component.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -33,6 +43,9 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Replay(args) => replay::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Analyze(args) => analyze::run(args),
+        Command::Play(args) => play::run(args),
+        Command::Engine(args) => engine::run(args),
         Command::Bench(command) => bench::run(command),
     };
     match result {
@@ -43,4 +56,10 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Reports a bad position or move list on one line and returns exit code 2.
+fn usage_error(error: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!("error: {error}");
+    ExitCode::from(2)
 }

@@ -68,19 +68,14 @@ impl PositionReport {
 pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let rules = match Rules::new(args.variant, args.size) {
         Ok(rules) => rules,
-        Err(error) => return Ok(usage_error(&error)),
+        Err(error) => return Ok(crate::usage_error(&error)),
     };
     let game = match Game::from_move_list(rules, &args.moves) {
         Ok(game) => game,
-        Err(error) => return Ok(usage_error(&error)),
+        Err(error) => return Ok(crate::usage_error(&error)),
     };
     let mut stdout = std::io::stdout().lock();
     serde_json::to_writer(&mut stdout, &PositionReport::new(game.position())).context("writing the position")?;
     writeln!(stdout).context("writing the position")?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn usage_error(error: &dyn std::fmt::Display) -> ExitCode {
-    eprintln!("error: {error}");
-    ExitCode::from(2)
 }

@@ -1,0 +1,113 @@
+//! `pente analyze`: search a position and print the candidate moves.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use pente_core::{Color, Game, Rules, Variant};
+use pente_search::{Proof, Search, SearchParams, SearchResult};
+
+use crate::player::load_evaluator;
+
+/// Arguments of `pente analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// Moves from the empty board, White first: "K10 L9 K7".
+    #[arg(long, allow_hyphen_values = true, default_value = "")]
+    moves: String,
+    /// Rule variant: pente, free-pente, keryo, gomoku, gomoku-exact.
+    #[arg(long, default_value = "pente")]
+    variant: Variant,
+    /// Board side, odd, 7 to 19.
+    #[arg(long, default_value_t = 19)]
+    size: u8,
+    /// Network directory, or `heuristic` / `uniform`; default: the shipped network, else the heuristic.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Playouts.
+    #[arg(long, default_value_t = 800)]
+    visits: u32,
+    /// Candidate moves to list.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+    /// Use Gumbel root selection (sequential halving).
+    #[arg(long)]
+    gumbel: bool,
+}
+
+/// Runs `pente analyze`; a bad position exits with code 2.
+pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
+    let rules = match Rules::new(args.variant, args.size) {
+        Ok(rules) => rules,
+        Err(error) => return Ok(crate::usage_error(&error)),
+    };
+    let game = match Game::from_move_list(rules, &args.moves) {
+        Ok(game) => game,
+        Err(error) => return Ok(crate::usage_error(&error)),
+    };
+    let loaded = load_evaluator(args.model.as_deref())?;
+    let params = SearchParams {
+        visits: args.visits.max(1),
+        gumbel: args.gumbel.then(Default::default),
+        ..SearchParams::default()
+    };
+    let position = game.position().clone();
+    let result = Search::new(position.clone(), params, 0).run(loaded.evaluator.as_ref());
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "evaluator: {}", loaded.description)?;
+    writeln!(
+        out,
+        "position: {} {}x{}, {} moves played, {} to move, captured: white {} black {}",
+        rules.variant(),
+        rules.size(),
+        rules.size(),
+        position.ply(),
+        position.to_move(),
+        position.captured(Color::White),
+        position.captured(Color::Black)
+    )?;
+    write_result(&mut out, &result, args.top)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Win rate for the side to move from a value in `[-1, 1]`.
+pub fn winrate(value: f32) -> f32 {
+    (value + 1.0) / 2.0
+}
+
+fn write_result(out: &mut impl Write, result: &SearchResult, top: usize) -> std::io::Result<()> {
+    let Some(best) = result.best_move else {
+        return writeln!(out, "the game is over");
+    };
+    let proof = match result.proof {
+        Proof::Win => " (proven win)",
+        Proof::Loss => " (proven loss)",
+        Proof::Draw => " (proven draw)",
+        Proof::Unknown => "",
+    };
+    writeln!(
+        out,
+        "best move: {best}  win rate {:.1} %{proof}  ({} visits)",
+        100.0 * winrate(result.value),
+        result.visits
+    )?;
+    writeln!(out, "{:<6} {:>7} {:>8} {:>9}", "move", "visits", "prior", "win rate")?;
+    for candidate in result.candidates.iter().take(top) {
+        let rate = match (candidate.proof, candidate.value) {
+            (Proof::Win, _) => "win".to_string(),
+            (Proof::Loss, _) => "loss".to_string(),
+            (_, Some(value)) => format!("{:.1} %", 100.0 * winrate(value)),
+            (_, None) => "-".to_string(),
+        };
+        writeln!(
+            out,
+            "{:<6} {:>7} {:>7.1}% {:>9}",
+            candidate.point.to_string(),
+            candidate.visits,
+            100.0 * candidate.prior,
+            rate
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,145 @@
+//! `pente engine`: a JSON-lines analysis protocol on stdin and stdout, in
+//! the spirit of KataGo's analysis engine.
+//!
+//! Request: `{"id": "a", "variant": "pente", "size": 19, "moves": ["K10", "L9"], "visits": 200}`
+//! (`variant`, `size`, `visits` and `model` optional). Response:
+//! `{"id": "a", "best_move": "K7", "value": 0.12, "candidates": [{"move": "K7", "visits": 120,
+//! "prior": 0.31, "winrate": 0.55}, ...], "evaluator": "..."}`. A bad request
+//! gets `{"id": ..., "error": "..."}` and the engine keeps serving.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use pente_core::{Game, Point, Rules, Variant};
+use pente_search::{Proof, Search, SearchParams};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::analyze::winrate;
+use crate::player::{LoadedEvaluator, load_evaluator};
+
+/// Arguments of `pente engine`.
+#[derive(Debug, Args)]
+pub struct EngineArgs {
+    /// Default network for requests without `model` (as for `pente analyze`).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Default playouts for requests without `visits`.
+    #[arg(long, default_value_t = 400)]
+    visits: u32,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    #[serde(default)]
+    id: Value,
+    #[serde(default = "default_variant")]
+    variant: String,
+    #[serde(default = "default_size")]
+    size: u8,
+    #[serde(default)]
+    moves: Vec<String>,
+    visits: Option<u32>,
+    model: Option<PathBuf>,
+}
+
+fn default_variant() -> String {
+    "pente".into()
+}
+
+fn default_size() -> u8 {
+    19
+}
+
+#[derive(Debug, Serialize)]
+struct Response {
+    id: Value,
+    best_move: Option<Point>,
+    value: f32,
+    winrate: f32,
+    proven: Option<&'static str>,
+    visits: u32,
+    candidates: Vec<CandidateJson>,
+    evaluator: String,
+}
+
+#[derive(Debug, Serialize)]
+struct CandidateJson {
+    #[serde(rename = "move")]
+    point: Point,
+    visits: u32,
+    prior: f32,
+    winrate: Option<f32>,
+}
+
+/// Runs `pente engine` until stdin closes.
+pub fn run(args: &EngineArgs) -> anyhow::Result<ExitCode> {
+    let mut evaluators: HashMap<Option<PathBuf>, LoadedEvaluator> = HashMap::new();
+    let stdin = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
+    for line in stdin.lines() {
+        let line = line.context("reading a request from stdin")?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = match answer(&line, args, &mut evaluators) {
+            Ok(response) => serde_json::to_string(&response)?,
+            Err((id, error)) => serde_json::json!({ "id": id, "error": error }).to_string(),
+        };
+        writeln!(stdout, "{reply}")?;
+        stdout.flush()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Answers one request line, or says what is wrong with it (and its id, if it has one).
+fn answer(
+    line: &str,
+    args: &EngineArgs,
+    evaluators: &mut HashMap<Option<PathBuf>, LoadedEvaluator>,
+) -> Result<Response, (Value, String)> {
+    let json: Value = serde_json::from_str(line).map_err(|e| (Value::Null, format!("not JSON: {e}")))?;
+    let id = json.get("id").cloned().unwrap_or(Value::Null);
+    let fail = |message: String| (id.clone(), message);
+    let request: Request = serde_json::from_value(json).map_err(|e| fail(format!("bad request: {e}")))?;
+    let variant: Variant = request.variant.parse().map_err(|e| fail(format!("{e}")))?;
+    let rules = Rules::new(variant, request.size).map_err(|e| fail(format!("{e}")))?;
+    let game = Game::from_move_list(rules, &request.moves.join(" ")).map_err(|e| fail(e.to_string()))?;
+    let model = request.model.clone().or_else(|| args.model.clone());
+    if !evaluators.contains_key(&model) {
+        let loaded = load_evaluator(model.as_deref()).map_err(|e| fail(format!("{e:#}")))?;
+        evaluators.insert(model.clone(), loaded);
+    }
+    let loaded = &evaluators[&model];
+    let visits = request.visits.unwrap_or(args.visits);
+    if visits == 0 || visits > 1_000_000 {
+        return Err(fail(format!("visits must be between 1 and 1000000, not {visits}")));
+    }
+    let params = SearchParams { visits, ..SearchParams::default() };
+    let result = Search::new(game.position().clone(), params, 0).run(loaded.evaluator.as_ref());
+    Ok(Response {
+        id: request.id,
+        best_move: result.best_move,
+        value: result.value,
+        winrate: winrate(result.value),
+        proven: match result.proof {
+            Proof::Win => Some("win"),
+            Proof::Loss => Some("loss"),
+            Proof::Draw => Some("draw"),
+            Proof::Unknown => None,
+        },
+        visits: result.visits,
+        candidates: result
+            .candidates
+            .iter()
+            .filter(|c| c.visits > 0)
+            .map(|c| CandidateJson { point: c.point, visits: c.visits, prior: c.prior, winrate: c.value.map(winrate) })
+            .collect(),
+        evaluator: loaded.description.clone(),
+    })
+}

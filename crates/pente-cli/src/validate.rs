@@ -1,0 +1,101 @@
+//! `pente validate`: replay every game of some record files and report the
+//! invalid ones. The reading and checking live in `pente_records`; this file
+//! only prints.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use pente_core::{Rules, Variant};
+use pente_records::{FileReport, Format, Summary, validate_text};
+
+/// Arguments of `pente validate`.
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// Record files: pente.org PGN (first non-blank line starts with `[`) or
+    /// move lists (one game per line, `#` comments).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Variant of the games in move-list files (PGN files name their own):
+    /// pente, free-pente, keryo, gomoku, gomoku-exact.
+    #[arg(long, default_value = "pente")]
+    pub variant: Variant,
+    /// Board size of the games in move-list files: odd, 7 to 19.
+    #[arg(long, default_value_t = 19)]
+    pub size: u8,
+    /// Print only the summary, not each invalid game.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs `pente validate`; the exit code is failure if any game is invalid or any file unreadable.
+///
+/// Prints `FILE:LINE: game N: reason` for each invalid game, then
+/// `N games: V valid, I invalid (U unfinished)` (per file and in total when
+/// there are several files). Unreadable files are reported on stderr and the
+/// other files are still checked.
+///
+/// # Errors
+/// Bad `--variant`/`--size`, or stdout failing for a reason other than a
+/// closed pipe.
+pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
+    let rules = Rules::new(args.variant, args.size).context("--variant/--size")?;
+    let mut out = io::stdout().lock();
+    match validate_files(args, rules, &mut out) {
+        Ok(all_good) => Ok(if all_good { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
+        // A closed pipe (`pente validate ... | head`) is not an error.
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(err) => Err(err).context("writing to stdout"),
+    }
+}
+
+/// Checks every file, printing as it goes; returns whether all was well.
+fn validate_files(args: &ValidateArgs, rules: Rules, out: &mut impl Write) -> io::Result<bool> {
+    let several = args.files.len() > 1;
+    let mut total = Summary::default();
+    let mut unreadable = 0;
+    for path in &args.files {
+        let text = match read_text(path) {
+            Ok(text) => text,
+            Err(err) => {
+                unreadable += 1;
+                // stderr may be closed too; nothing more to do then.
+                let _ = writeln!(io::stderr(), "{}: error: {err}", path.display());
+                continue;
+            }
+        };
+        let report = validate_text(&text, Format::detect(&text), rules);
+        if !args.quiet {
+            print_problems(path, &report, out)?;
+            if several {
+                writeln!(out, "{}: {}", path.display(), report.summary())?;
+            }
+        }
+        total += report.summary();
+    }
+    let prefix = if several { "total: " } else { "" };
+    match unreadable {
+        0 => writeln!(out, "{prefix}{total}")?,
+        1 => writeln!(out, "{prefix}{total}; 1 file unreadable")?,
+        n => writeln!(out, "{prefix}{total}; {n} files unreadable")?,
+    }
+    out.flush()?;
+    Ok(total.invalid == 0 && unreadable == 0)
+}
+
+/// One line per invalid game: `FILE:LINE: game N: reason`.
+fn print_problems(path: &Path, report: &FileReport, out: &mut impl Write) -> io::Result<()> {
+    for game in &report.games {
+        if let Some(problem) = game.problem() {
+            writeln!(out, "{}:{}: game {}: {problem}", path.display(), game.line, game.number)?;
+        }
+    }
+    Ok(())
+}
+
+/// The file's text, or why it cannot be had.
+fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
+}
