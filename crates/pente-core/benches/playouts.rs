@@ -1,7 +1,6 @@
 //! Criterion benchmarks of the rules hot paths: random playouts (placement,
 //! capture and five detection, random move choice) and legal-move iteration.
 
-
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use pente_core::{Position, Rules, Variant};

@@ -52,7 +52,7 @@ mod tests {
                 let c = cell(Point::new(x, y));
                 assert_eq!(point(c), Point::new(x, y));
                 for d in LINES {
-                    assert!(c + 4 * d as usize < 625);
+                    assert!(c + 4 * (d as usize) < 625);
                     assert!(c as isize - 4 * d >= 0);
                 }
             }

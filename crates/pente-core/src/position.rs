@@ -366,7 +366,11 @@ impl Position {
     /// The legal moves, in row-major order from `A1`; none once the game is over.
     #[must_use]
     pub fn legal_moves(&self) -> LegalMoves<'_> {
-        LegalMoves { position: self, word: 0, bits: if self.is_over() { 0 } else { self.empty[0] } }
+        // A finished game starts the iterator past the last word, so it yields nothing.
+        if self.is_over() {
+            return LegalMoves { position: self, word: WORDS, bits: 0 };
+        }
+        LegalMoves { position: self, word: 0, bits: self.empty[0] }
     }
 
     /// Whether the opening rule may forbid some empty points at this ply.
