@@ -1,0 +1,170 @@
+//! The `pente` binary end to end: output shapes, exit codes, error lines.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn pente(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pente")).args(args).output().expect("run pente")
+}
+
+fn pente_with_stdin(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pente"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run pente");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).expect("stdout is one JSON object")
+}
+
+#[test]
+fn replay_prints_the_final_position() {
+    let out = pente(&["replay", "--moves", "K10 L9 K7 L8 K8 L7 K9 L10 K6"]);
+    assert!(out.status.success());
+    let v = json(&out);
+    assert_eq!(v["variant"], "pente");
+    assert_eq!(v["size"], 19);
+    assert_eq!(v["plies"], 9);
+    assert_eq!(v["to_move"], "black");
+    assert_eq!(v["captured"]["white"], 0);
+    assert_eq!(v["result"], "white");
+    assert_eq!(v["reason"], "five");
+    let board = v["board"].as_array().unwrap();
+    assert_eq!(board.len(), 19);
+    // Row 10 is the 10th string from the top; K is column 9.
+    assert_eq!(board[9].as_str().unwrap(), ".........WB........");
+    assert_eq!(board[13].as_str().unwrap(), ".........W.........");
+}
+
+#[test]
+fn replay_counts_captures_and_open_games() {
+    let out = pente(&["replay", "--variant", "keryo", "--size", "13", "--moves", "G7 H7 G10 J7 G11 K7 L7"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out);
+    assert_eq!(v["variant"], "keryo");
+    assert_eq!(v["captured"]["white"], 3);
+    assert_eq!(v["captured"]["black"], 0);
+    assert_eq!(v["result"], serde_json::Value::Null);
+    assert_eq!(v["reason"], serde_json::Value::Null);
+    assert_eq!(v["board"][6].as_str().unwrap(), "......W...W..");
+}
+
+#[test]
+fn replay_rejects_bad_moves_with_exit_code_2() {
+    for (moves, needle) in [
+        ("K10 L9 K8", "move 3: K8"),
+        ("K10 K10", "move 2: K10"),
+        ("K10 L9 K7 L8 K8 L7 K9 L10 K6 A1", "move 10: A1"),
+        ("K10 L9 X99", "move 3"),
+        ("K10 L9 I5", "move 3"),
+        ("A1", "move 1: A1"),
+    ] {
+        let out = pente(&["replay", "--moves", moves]);
+        assert_eq!(out.status.code(), Some(2), "{moves}");
+        assert!(out.stdout.is_empty(), "{moves}: nothing on stdout");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{moves}: one line: {stderr}");
+        assert!(stderr.contains(needle), "{moves}: {stderr}");
+    }
+    let out = pente(&["replay", "--size", "7", "--moves", "D4 A1 H1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("off the 7x7 board"));
+    let out = pente(&["replay", "--size", "12", "--moves", "K10"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn validate_reports_invalid_games_by_file_and_line() {
+    let dir = std::env::temp_dir().join(format!("pente-cli-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.txt");
+    let bad = dir.join("bad.txt");
+    std::fs::write(&good, "K10 L9 K7 L8 K8 L7 K9 L10 K6 1-0\n# a comment\n1. K10 L9 2. K7\n").unwrap();
+    std::fs::write(&bad, "K10 L9 K7\nK10 L9 K8 *\n").unwrap();
+    let out = pente(&["validate", good.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("2 games: 2 valid, 0 invalid"));
+    let out = pente(&["validate", good.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains(&format!("{}:2:", bad.display())), "{stdout}");
+    assert!(stdout.contains("K8"), "{stdout}");
+    let out = pente(&["validate", dir.join("missing.pgn").to_str().unwrap()]);
+    assert_ne!(out.status.code(), Some(0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn validate_accepts_the_sample_data() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample-games.pgn");
+    let out = pente(&["validate", sample]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn engine_answers_good_and_bad_requests() {
+    let requests = [
+        r#"{"id": "a", "variant": "pente", "size": 19, "moves": ["K10", "L9", "K13", "A1", "K11", "A3", "K12", "A5"], "visits": 60, "model": "heuristic"}"#,
+        r#"{"id": 7, "moves": ["K10", "L9", "K8"], "model": "heuristic"}"#,
+        "this is not json",
+        r#"{"id": "c", "moves": ["K10"], "visits": 0, "model": "heuristic"}"#,
+        r#"{"id": "d", "variant": "renju", "model": "heuristic"}"#,
+        r#"{"id": "e", "moves": ["K10"], "vists": 5, "model": "heuristic"}"#,
+        "",
+        r#"{"id": "f", "variant": "gomoku", "size": 9, "moves": [], "visits": 20, "model": "uniform"}"#,
+    ];
+    let out = pente_with_stdin(&["engine"], &(requests.join("\n") + "\n"));
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 7, "one response per non-empty request");
+    let first = &lines[0];
+    assert_eq!(first["id"], "a");
+    assert!(["K9", "K14"].contains(&first["best_move"].as_str().unwrap()), "{first}");
+    assert_eq!(first["proven"], "win");
+    let candidate = &first["candidates"][0];
+    for key in ["move", "visits", "prior", "winrate"] {
+        assert!(candidate.get(key).is_some(), "candidate has {key}");
+    }
+    assert_eq!(lines[1]["id"], 7);
+    assert!(lines[1]["error"].as_str().unwrap().contains("move 3: K8"));
+    assert_eq!(lines[2]["id"], serde_json::Value::Null);
+    assert!(lines[2]["error"].as_str().unwrap().contains("not JSON"));
+    assert!(lines[3]["error"].as_str().unwrap().contains("visits"));
+    assert!(lines[4]["error"].as_str().unwrap().contains("renju"));
+    assert!(lines[5]["error"].as_str().unwrap().contains("vists"));
+    assert_eq!(lines[6]["id"], "f");
+    assert!(lines[6]["best_move"].is_string());
+}
+
+#[test]
+fn analyze_lists_candidates() {
+    let out = pente(&["analyze", "--moves", "K10 L9 K7", "--visits", "100", "--model", "heuristic"]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("evaluator: heuristic"), "{stdout}");
+    assert!(stdout.contains("best move: "), "{stdout}");
+    assert!(stdout.contains("win rate"), "{stdout}");
+    let out = pente(&["analyze", "--moves", "K10 K10"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn play_reasks_bad_input_and_quits() {
+    let out = pente_with_stdin(
+        &["play", "--model", "heuristic", "--visits", "20", "--size", "9", "--variant", "gomoku"],
+        "Z99\nA1\nA1\nundo\nhint\nquit\n",
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("try again"), "{stdout}");
+    assert!(stdout.contains("engine plays"), "{stdout}");
+    assert!(stdout.contains("hint:"), "{stdout}");
+    assert!(stdout.contains("captured: white 0  black 0"), "{stdout}");
+}
