@@ -137,8 +137,18 @@ fn answer(
         candidates: result
             .candidates
             .iter()
-            .filter(|c| c.visits > 0)
-            .map(|c| CandidateJson { point: c.point, visits: c.visits, prior: c.prior, winrate: c.value.map(winrate) })
+            .filter(|c| c.visits > 0 || c.proof != Proof::Unknown)
+            .map(|c| CandidateJson {
+                point: c.point,
+                visits: c.visits,
+                prior: c.prior,
+                winrate: match c.proof {
+                    Proof::Win => Some(1.0),
+                    Proof::Loss => Some(0.0),
+                    Proof::Draw => Some(0.5),
+                    Proof::Unknown => c.value.map(winrate),
+                },
+            })
             .collect(),
         evaluator: loaded.description.clone(),
     })
