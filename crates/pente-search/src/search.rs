@@ -564,8 +564,13 @@ impl Search {
             .collect();
         let best_move = self.best_edge().map(|i| root.edges[i].point);
         let policy_target = self.policy_target();
-        candidates.sort_by_key(|c| {
-            (c.proof != Proof::Win, std::cmp::Reverse(c.visits), std::cmp::Reverse(OrderedPrior(c.prior)), c.point)
+        // Proven wins first, then by visits and prior.
+        candidates.sort_by(|a, b| {
+            (a.proof != Proof::Win)
+                .cmp(&(b.proof != Proof::Win))
+                .then(b.visits.cmp(&a.visits))
+                .then(b.prior.total_cmp(&a.prior))
+                .then(a.point.cmp(&b.point))
         });
         let proof = match root.proof {
             // The root's proof is for the mover into the root; flip it.
@@ -727,23 +732,5 @@ fn terminal_proof(position: &Position) -> Proof {
             Some(winner) if winner == position.to_move() => Proof::Loss,
             Some(_) => Proof::Win,
         },
-    }
-}
-
-/// Priors ordered by `f32::total_cmp`, for sort keys.
-#[derive(PartialEq)]
-struct OrderedPrior(f32);
-
-impl Eq for OrderedPrior {}
-
-impl PartialOrd for OrderedPrior {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for OrderedPrior {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
     }
 }
