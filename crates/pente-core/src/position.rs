@@ -114,8 +114,12 @@ pub struct Position {
     ply: u32,
     hash: u64,
     outcome: Option<Outcome>,
-    last_move: Option<Point>,
+    /// The last moves, newest first: history a network may want to see.
+    recent_moves: [Option<Point>; RECENT_MOVES],
 }
+
+/// How many of the last moves a [`Position`] remembers.
+pub const RECENT_MOVES: usize = 4;
 
 #[inline]
 const fn stone(color: Color) -> u8 {
@@ -146,7 +150,7 @@ impl Position {
             ply: 0,
             hash: 0,
             outcome: None,
-            last_move: None,
+            recent_moves: [None; RECENT_MOVES],
         }
     }
 
@@ -189,7 +193,12 @@ impl Position {
     /// The last stone placed, if any.
     #[must_use]
     pub const fn last_move(&self) -> Option<Point> {
-        self.last_move
+        self.recent_moves[0]
+    }
+
+    /// Up to [`RECENT_MOVES`] last moves, newest first.
+    pub fn recent_moves(&self) -> impl Iterator<Item = Point> + '_ {
+        self.recent_moves.iter().map_while(|p| *p)
     }
 
     /// Empty points left on the board.
@@ -294,7 +303,8 @@ impl Position {
         self.to_move = me.opponent();
         self.hash ^= zobrist::BLACK_TO_MOVE;
         self.ply += 1;
-        self.last_move = Some(p);
+        self.recent_moves.copy_within(0..RECENT_MOVES - 1, 1);
+        self.recent_moves[0] = Some(p);
         taken
     }
 
@@ -450,7 +460,7 @@ impl Position {
         out.to_move = self.to_move;
         out.ply = self.ply;
         out.outcome = self.outcome;
-        out.last_move = self.last_move.map(|p| symmetry.apply(p, size));
+        out.recent_moves = self.recent_moves.map(|m| m.map(|p| symmetry.apply(p, size)));
         out.hash = out.compute_hash();
         out
     }
@@ -467,8 +477,8 @@ impl Position {
 }
 
 impl PartialEq for Position {
-    /// Same rules, stones, captures, side to move, ply and outcome. The last
-    /// move is history, not state, and is ignored.
+    /// Same rules, stones, captures, side to move, ply and outcome. The recent
+    /// moves are history, not state, and are ignored.
     fn eq(&self, other: &Position) -> bool {
         self.rules == other.rules
             && self.board == other.board

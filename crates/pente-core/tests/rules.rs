@@ -1079,3 +1079,17 @@ fn game_rejects_illegal_moves_and_names_them() {
     assert_eq!(game.moves().len(), 3);
     assert!(matches!(Game::from_move_list(Rules::pente(), "K10 I9"), Err(ReplayError::Parse(_))));
 }
+
+#[test]
+fn recent_moves_newest_first_and_transformed() {
+    let game = pente_core::Game::from_move_list(pente_core::Rules::pente(), "K10 L9 K7 L8 K13").unwrap();
+    let position = game.position();
+    let recent: Vec<String> = position.recent_moves().map(|p| p.to_string()).collect();
+    assert_eq!(recent, ["K13", "L8", "K7", "L9"]);
+    assert_eq!(position.last_move().unwrap().to_string(), "K13");
+    let flipped = position.transformed(pente_core::Symmetry::from_index(5));
+    let recent: Vec<String> = flipped.recent_moves().map(|p| p.to_string()).collect();
+    assert_eq!(recent, ["K7", "L12", "K13", "L11"]);
+    let start = pente_core::Position::new(pente_core::Rules::pente());
+    assert_eq!(start.recent_moves().count(), 0);
+}
