@@ -1,0 +1,23 @@
+//! The policy/value network of the Pente player, written with `burn`.
+//!
+//! [`features`] turns a position into input planes, [`NetConfig`] and
+//! [`PenteNet`] are the network, [`NetworkEvaluator`] serves it to the
+//! search, and [`store`] saves and loads model directories. The CPU backend
+//! is burn's pure-Rust `flex`; GPU backends are the `wgpu` and `cuda` features.
+
+mod evaluator;
+pub mod features;
+mod model;
+pub mod store;
+pub mod training;
+
+pub use burn::prelude::Device;
+pub use evaluator::{ILLEGAL_LOGIT, NetworkEvaluator};
+pub use model::{NetConfig, PenteNet};
+pub use store::{ModelInfo, StoreError};
+
+/// The CPU device (burn's `flex` backend).
+#[must_use]
+pub fn cpu() -> Device {
+    Device::flex()
+}

@@ -1,0 +1,196 @@
+//! The network: a residual tower with a global-pooling block, a fully
+//! convolutional policy head and a win/draw/loss value head.
+
+use burn::module::Module;
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::prelude::*;
+use burn::tensor::activation::relu;
+
+use crate::features::PLANES;
+
+/// Shape of a network. Saved as JSON next to its weights.
+#[derive(Config, Debug, PartialEq)]
+pub struct NetConfig {
+    /// Input planes; must equal [`PLANES`] of the features version in use.
+    #[config(default = 16)]
+    pub in_planes: usize,
+    /// Channels of the residual tower.
+    #[config(default = 64)]
+    pub channels: usize,
+    /// Plain residual blocks.
+    #[config(default = 6)]
+    pub blocks: usize,
+    /// The global-pooling block comes after this many plain blocks.
+    #[config(default = 3)]
+    pub pool_after: usize,
+    /// Channels of the global-pooling block that are pooled.
+    #[config(default = 16)]
+    pub pool_channels: usize,
+    /// Channels of the policy head's hidden 1x1 convolution.
+    #[config(default = 32)]
+    pub policy_channels: usize,
+    /// Channels of the value head's 1x1 convolution, pooled over the board.
+    #[config(default = 32)]
+    pub value_channels: usize,
+    /// Hidden units of the value head.
+    #[config(default = 64)]
+    pub value_hidden: usize,
+}
+
+impl NetConfig {
+    /// A fresh network with random weights on `device`.
+    ///
+    /// # Panics
+    /// If `pool_channels` is not smaller than `channels`.
+    #[must_use]
+    pub fn init(&self, device: &Device) -> PenteNet {
+        assert_eq!(self.in_planes, PLANES, "the network reads {PLANES} feature planes");
+        let c = self.channels;
+        PenteNet {
+            stem: ConvBn::new(self.in_planes, c, 3, device),
+            blocks: (0..self.blocks).map(|_| ResidualBlock::new(c, device)).collect(),
+            pool_block: PoolBlock::new(c, self.pool_channels, device),
+            pool_after: self.pool_after.min(self.blocks),
+            policy_hidden: ConvBn::new(c, self.policy_channels, 1, device),
+            policy_out: Conv2dConfig::new([self.policy_channels, 1], [1, 1]).init(device),
+            value_hidden: ConvBn::new(c, self.value_channels, 1, device),
+            value_fc: LinearConfig::new(3 * self.value_channels, self.value_hidden).init(device),
+            value_out: LinearConfig::new(self.value_hidden, 3).init(device),
+        }
+    }
+}
+
+/// A convolution without bias followed by batch norm.
+#[derive(Module, Debug)]
+pub struct ConvBn {
+    conv: Conv2d,
+    norm: BatchNorm,
+}
+
+impl ConvBn {
+    fn new(inputs: usize, outputs: usize, kernel: usize, device: &Device) -> ConvBn {
+        ConvBn {
+            conv: Conv2dConfig::new([inputs, outputs], [kernel, kernel])
+                .with_padding(PaddingConfig2d::Same)
+                .with_bias(false)
+                .init(device),
+            norm: BatchNormConfig::new(outputs).init(device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        self.norm.forward(self.conv.forward(x))
+    }
+}
+
+/// Two 3x3 convolutions and a skip connection.
+#[derive(Module, Debug)]
+pub struct ResidualBlock {
+    first: ConvBn,
+    second: ConvBn,
+}
+
+impl ResidualBlock {
+    fn new(channels: usize, device: &Device) -> ResidualBlock {
+        ResidualBlock {
+            first: ConvBn::new(channels, channels, 3, device),
+            second: ConvBn::new(channels, channels, 3, device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let y = relu(self.first.forward(x.clone()));
+        relu(x + self.second.forward(y))
+    }
+}
+
+/// Mean, size-scaled mean and max over the board: `[B, C, H, W]` to `[B, 3C]`
+/// (KataGo's pooling; the scale lets one network tell board sizes apart).
+fn global_pool(x: Tensor<4>) -> Tensor<2> {
+    let [b, c, h, w] = x.dims();
+    let mean = x.clone().mean_dims(&[2, 3]).reshape([b, c]);
+    let scaled = mean.clone().mul_scalar((((h * w) as f64).sqrt() - 14.0) / 10.0);
+    let max = x.max_dims(&[2, 3]).reshape([b, c]);
+    Tensor::cat(vec![mean, scaled, max], 1)
+}
+
+/// A residual block whose first convolution's last channels are pooled over
+/// the board and turned into a bias of the others: whole-board context
+/// (capture counts, threats far away) in one step.
+#[derive(Module, Debug)]
+pub struct PoolBlock {
+    first: Conv2d,
+    regular_norm: BatchNorm,
+    pooled_norm: BatchNorm,
+    pooled_to_bias: Linear,
+    second: ConvBn,
+    regular: usize,
+    pooled: usize,
+}
+
+impl PoolBlock {
+    fn new(channels: usize, pooled: usize, device: &Device) -> PoolBlock {
+        assert!(pooled < channels, "pool_channels must be smaller than channels");
+        let regular = channels - pooled;
+        PoolBlock {
+            first: Conv2dConfig::new([channels, channels], [3, 3])
+                .with_padding(PaddingConfig2d::Same)
+                .with_bias(false)
+                .init(device),
+            regular_norm: BatchNormConfig::new(regular).init(device),
+            pooled_norm: BatchNormConfig::new(pooled).init(device),
+            pooled_to_bias: LinearConfig::new(3 * pooled, regular).with_bias(false).init(device),
+            second: ConvBn::new(regular, channels, 3, device),
+            regular,
+            pooled,
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let [b, _, _, _] = x.dims();
+        let y = self.first.forward(x.clone());
+        let regular = y.clone().narrow(1, 0, self.regular);
+        let pooled = relu(self.pooled_norm.forward(y.narrow(1, self.regular, self.pooled)));
+        let bias = self.pooled_to_bias.forward(global_pool(pooled)).reshape([b, self.regular, 1, 1]);
+        let regular = relu(self.regular_norm.forward(regular) + bias);
+        relu(x + self.second.forward(regular))
+    }
+}
+
+/// The policy/value network. One set of weights serves every board size.
+#[derive(Module, Debug)]
+pub struct PenteNet {
+    stem: ConvBn,
+    blocks: Vec<ResidualBlock>,
+    pool_block: PoolBlock,
+    pool_after: usize,
+    policy_hidden: ConvBn,
+    policy_out: Conv2d,
+    value_hidden: ConvBn,
+    value_fc: Linear,
+    value_out: Linear,
+}
+
+impl PenteNet {
+    /// `[B, PLANES, H, W]` features to policy logits `[B, H*W]` (row-major
+    /// from `A1`, unmasked) and value logits `[B, 3]` (win, draw, loss for
+    /// the side to move).
+    pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
+        let [b, _, h, w] = x.dims();
+        let mut t = relu(self.stem.forward(x));
+        for (i, block) in self.blocks.iter().enumerate() {
+            if i == self.pool_after {
+                t = self.pool_block.forward(t);
+            }
+            t = block.forward(t);
+        }
+        if self.pool_after >= self.blocks.len() {
+            t = self.pool_block.forward(t);
+        }
+        let policy = self.policy_out.forward(relu(self.policy_hidden.forward(t.clone()))).reshape([b, h * w]);
+        let value = relu(self.value_hidden.forward(t));
+        let value = relu(self.value_fc.forward(global_pool(value)));
+        (policy, self.value_out.forward(value))
+    }
+}

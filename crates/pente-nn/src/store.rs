@@ -1,0 +1,157 @@
+//! Saving and loading networks: a directory with the weights (`model.bpk`,
+//! burn's format), `model.json` (id, shape, features version) and a
+//! `model.safetensors` export for PyTorch users.
+
+use std::path::{Path, PathBuf};
+
+use burn::prelude::*;
+use burn::store::{BurnToPyTorchAdapter, ModuleSnapshot, SafetensorsStore};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::features::FEATURES_VERSION;
+use crate::model::{NetConfig, PenteNet};
+
+/// Weights, in burn's own format.
+pub const WEIGHTS_FILE: &str = "model.bpk";
+/// Metadata, JSON.
+pub const INFO_FILE: &str = "model.json";
+/// Weights for PyTorch (names as in `torch.nn`, linear weights `[out, in]`).
+pub const SAFETENSORS_FILE: &str = "model.safetensors";
+
+/// What a model directory says about its network.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelInfo {
+    /// A unique name, recorded in every game the model plays.
+    pub id: String,
+    /// Version of the input encoding ([`FEATURES_VERSION`]).
+    pub features_version: u32,
+    /// The network's shape.
+    pub net: NetConfig,
+    /// The model this one was trained from, if any.
+    #[serde(default)]
+    pub parent: Option<String>,
+    /// Training samples seen so far.
+    #[serde(default)]
+    pub samples_trained: u64,
+}
+
+impl ModelInfo {
+    /// Info of a new network with no training yet.
+    #[must_use]
+    pub fn new(id: impl Into<String>, net: NetConfig) -> ModelInfo {
+        ModelInfo { id: id.into(), features_version: FEATURES_VERSION, net, parent: None, samples_trained: 0 }
+    }
+}
+
+/// A model directory that cannot be written or read.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// `model.json` is not valid.
+    #[error("{path}: {message}")]
+    BadInfo {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The weights file does not fit the network.
+    #[error("{path}: cannot load the weights: {message}")]
+    BadWeights {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io { path: path.to_path_buf(), source }
+}
+
+/// Writes `model` and `info` into `dir` (created if needed). Each file is
+/// written under a temporary name and renamed, so a reader never sees a
+/// half-written model.
+///
+/// # Errors
+/// [`StoreError`] naming the file that failed.
+pub fn save(model: &PenteNet, info: &ModelInfo, dir: &Path) -> Result<(), StoreError> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let weights = dir.join(WEIGHTS_FILE);
+    let tmp = dir.join(format!("{WEIGHTS_FILE}.tmp"));
+    model
+        .clone()
+        .save_file(&tmp)
+        .map_err(|e| StoreError::BadWeights { path: weights.clone(), message: e.to_string() })?;
+    std::fs::rename(&tmp, &weights).map_err(io(&weights))?;
+
+    let exported = dir.join(SAFETENSORS_FILE);
+    let tmp = dir.join(format!("{SAFETENSORS_FILE}.tmp"));
+    let mut store = SafetensorsStore::from_file(&tmp)
+        .overwrite(true)
+        .with_to_adapter(BurnToPyTorchAdapter)
+        .metadata("model_id", info.id.clone())
+        .metadata("config", burn::config::config_to_json(&info.net));
+    model
+        .save_into(&mut store)
+        .map_err(|e| StoreError::BadWeights { path: exported.clone(), message: e.to_string() })?;
+    std::fs::rename(&tmp, &exported).map_err(io(&exported))?;
+
+    let path = dir.join(INFO_FILE);
+    let tmp = dir.join(format!("{INFO_FILE}.tmp"));
+    let json = serde_json::to_string_pretty(info).expect("model info serializes");
+    std::fs::write(&tmp, json + "\n").map_err(io(&tmp))?;
+    std::fs::rename(&tmp, &path).map_err(io(&path))
+}
+
+/// Reads the metadata of the model in `dir`.
+///
+/// # Errors
+/// [`StoreError`] if `model.json` is missing or invalid, or was made for
+/// another features version.
+pub fn load_info(dir: &Path) -> Result<ModelInfo, StoreError> {
+    let path = dir.join(INFO_FILE);
+    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    let info: ModelInfo =
+        serde_json::from_str(&text).map_err(|e| StoreError::BadInfo { path: path.clone(), message: e.to_string() })?;
+    if info.features_version != FEATURES_VERSION {
+        return Err(StoreError::BadInfo {
+            path,
+            message: format!(
+                "made for input features version {}, this build reads version {FEATURES_VERSION}",
+                info.features_version
+            ),
+        });
+    }
+    if info.net.in_planes != crate::features::PLANES || info.net.pool_channels >= info.net.channels {
+        return Err(StoreError::BadInfo { path, message: "the network shape does not fit the features".into() });
+    }
+    Ok(info)
+}
+
+/// Loads the model in `dir` onto `device`.
+///
+/// # Errors
+/// [`StoreError`] naming the file that is missing or does not fit.
+pub fn load(dir: &Path, device: &Device) -> Result<(PenteNet, ModelInfo), StoreError> {
+    let info = load_info(dir)?;
+    let path = dir.join(WEIGHTS_FILE);
+    if !path.is_file() {
+        return Err(StoreError::Io { path, source: std::io::Error::from(std::io::ErrorKind::NotFound) });
+    }
+    let model = info
+        .net
+        .init(device)
+        .try_load_file(&path)
+        .map_err(|e| StoreError::BadWeights { path: path.clone(), message: e.to_string() })?;
+    Ok((model, info))
+}

@@ -1,0 +1,124 @@
+//! The network end to end on tiny shapes: evaluation, save and load, the
+//! PyTorch export, training that overfits, and search with the network.
+
+use burn::optim::{AdamConfig, GradientsParams};
+use pente_core::{Game, Point, Position, Rules, Variant};
+use pente_nn::training::{Batch, Example, losses};
+use pente_nn::{ModelInfo, NetConfig, NetworkEvaluator, cpu, store};
+use pente_search::{Evaluator, Search, SearchParams};
+
+fn tiny() -> NetConfig {
+    NetConfig::new()
+        .with_channels(8)
+        .with_blocks(1)
+        .with_pool_channels(4)
+        .with_policy_channels(4)
+        .with_value_channels(4)
+        .with_value_hidden(8)
+}
+
+fn position(rules: Rules, moves: &str) -> Position {
+    Game::from_move_list(rules, moves).unwrap().position().clone()
+}
+
+#[test]
+fn evaluations_are_masked_distributions_for_every_size() {
+    let device = cpu();
+    let evaluator = NetworkEvaluator::new(tiny().init(&device), device, "tiny");
+    let positions = [
+        position(Rules::pente(), "K10 L9"),
+        position(Rules::new(Variant::Pente, 7).unwrap(), "D4"),
+        position(Rules::new(Variant::Keryo, 13).unwrap(), ""),
+        position(Rules::pente(), "K10"),
+    ];
+    let refs: Vec<&Position> = positions.iter().collect();
+    let evaluations = evaluator.evaluate(&refs);
+    assert_eq!(evaluations.len(), 4);
+    for (position, evaluation) in positions.iter().zip(&evaluations) {
+        let size = position.rules().size();
+        assert_eq!(evaluation.policy.len(), position.rules().area());
+        let total: f32 = evaluation.policy.iter().sum();
+        assert!((total - 1.0).abs() < 1e-4, "policy sums to {total}");
+        for (i, &p) in evaluation.policy.iter().enumerate() {
+            let point = Point::from_dense_index(i, size).unwrap();
+            if !position.is_legal(point) {
+                assert!(p < 1e-12, "illegal {point} gets {p}");
+            }
+        }
+        assert!((-1.0..=1.0).contains(&evaluation.value));
+    }
+    // Move 3 of pente: the 5x5 centre square is masked.
+    let k9 = "K9".parse::<Point>().unwrap().dense_index(19);
+    assert!(evaluations[0].policy[k9] < 1e-12);
+    // Batching does not change results.
+    let alone = evaluator.evaluate(&[&positions[2]]);
+    for (a, b) in alone[0].policy.iter().zip(&evaluations[2].policy) {
+        assert!((a - b).abs() < 1e-5);
+    }
+}
+
+#[test]
+fn save_and_load_give_identical_outputs() {
+    let device = cpu();
+    let model = tiny().init(&device);
+    let dir = std::env::temp_dir().join(format!("pente-nn-save-{}", std::process::id()));
+    let info = ModelInfo::new("tiny-test", tiny());
+    store::save(&model, &info, &dir).unwrap();
+    assert!(dir.join(store::SAFETENSORS_FILE).is_file());
+    let (loaded, loaded_info) = store::load(&dir, &device).unwrap();
+    assert_eq!(loaded_info, info);
+    let before = NetworkEvaluator::new(model, device.clone(), "a");
+    let after = NetworkEvaluator::new(loaded, device, "b");
+    let p = position(Rules::pente(), "K10 L9 K7 L8");
+    assert_eq!(before.evaluate(&[&p]), after.evaluate(&[&p]));
+    // A broken model directory is an error naming the file, not a panic.
+    std::fs::write(dir.join(store::WEIGHTS_FILE), b"not weights").unwrap();
+    let error = store::load(&dir, &cpu()).unwrap_err().to_string();
+    assert!(error.contains(store::WEIGHTS_FILE), "{error}");
+    std::fs::write(dir.join(store::INFO_FILE), b"{").unwrap();
+    let error = store::load(&dir, &cpu()).unwrap_err().to_string();
+    assert!(error.contains(store::INFO_FILE), "{error}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_tiny_network_overfits_a_handful_of_positions() {
+    let device = cpu().autodiff();
+    let rules = Rules::new(Variant::Pente, 7).unwrap();
+    let positions = [position(rules, "D4 A1"), position(rules, "D4 A1 G7 B2"), position(rules, "D4 C3 A7")];
+    let targets: Vec<Vec<(Point, f32)>> = ["A4", "G1", "B6"].iter().map(|p| vec![(p.parse().unwrap(), 1.0)]).collect();
+    let results = [1.0, -1.0, 0.0];
+    let examples: Vec<Example<'_>> =
+        (0..3).map(|i| Example { position: &positions[i], policy: &targets[i], result: results[i] }).collect();
+    let batch = Batch::new(&examples, &device);
+    let mut model = tiny().init(&device);
+    let mut optim = AdamConfig::new().init();
+    let first = losses(&model, &batch).total(1.0).into_scalar::<f32>();
+    for _ in 0..150 {
+        let loss = losses(&model, &batch).total(1.0);
+        let grads = GradientsParams::from_grads(loss.backward(), &model);
+        model = optim.step(1e-2, model, grads);
+    }
+    let last = losses(&model, &batch);
+    let (policy, value) = (last.policy.into_scalar::<f32>(), last.value.into_scalar::<f32>());
+    assert!(policy < 0.1 && value < 0.1, "loss {first} -> policy {policy}, value {value}");
+    // In inference mode the network now plays the targets.
+    let evaluator = NetworkEvaluator::new(model, cpu(), "overfit");
+    for (i, position) in positions.iter().enumerate() {
+        let e = &evaluator.evaluate(&[position])[0];
+        let best = (0..e.policy.len()).max_by(|&a, &b| e.policy[a].total_cmp(&e.policy[b])).unwrap();
+        assert_eq!(Point::from_dense_index(best, 7), Some(targets[i][0].0));
+        assert!((e.value - results[i]).abs() < 0.3, "value {} for {}", e.value, results[i]);
+    }
+}
+
+#[test]
+fn search_runs_on_the_network() {
+    let device = cpu();
+    let evaluator = NetworkEvaluator::new(tiny().init(&device), device, "tiny");
+    let rules = Rules::new(Variant::Pente, 9).unwrap();
+    let params = SearchParams { visits: 40, ..SearchParams::default() };
+    let result = Search::new(position(rules, "E5 A1"), params, 1).run(&evaluator);
+    assert_eq!(result.visits, 40);
+    assert!(result.best_move.is_some());
+}
