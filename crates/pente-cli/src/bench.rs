@@ -1,10 +1,14 @@
 //! `pente bench`: speed figures of the toolkit's components.
 
+use std::cell::Cell;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use pente_core::{EndReason, Position, Rules, Variant};
+use pente_nn::NetworkEvaluator;
+use pente_search::{Evaluation, Evaluator, Search, SearchParams, UniformEvaluator, search_many};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -14,6 +18,61 @@ pub enum BenchCommand {
     /// Random playouts on one thread: stone placements (with capture and
     /// five detection and random move choice) per second, and games per second.
     Rules(RulesBenchArgs),
+    /// Network evaluations per second (features, forward pass, masking and
+    /// read-back) at several batch sizes.
+    Nn(NnBenchArgs),
+    /// Search speed: playouts per second with a free evaluator, and the share
+    /// of time spent outside the network when many games share its calls.
+    Search(SearchBenchArgs),
+}
+
+/// Arguments of `pente bench nn`.
+#[derive(Debug, Args)]
+pub struct NnBenchArgs {
+    /// Model directory; default: a random network of --blocks x --channels.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Residual blocks of the random network.
+    #[arg(long, default_value_t = 6)]
+    blocks: usize,
+    /// Channels of the random network.
+    #[arg(long, default_value_t = 64)]
+    channels: usize,
+    /// Board side.
+    #[arg(long, default_value_t = 19)]
+    size: u8,
+    /// Batch sizes (repeat the flag).
+    #[arg(long, default_values_t = [1, 16, 64, 256])]
+    batch: Vec<usize>,
+    /// Seconds per batch size.
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+}
+
+/// Arguments of `pente bench search`.
+#[derive(Debug, Args)]
+pub struct SearchBenchArgs {
+    /// Model directory; default: a random network of --blocks x --channels.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Residual blocks of the random network.
+    #[arg(long, default_value_t = 6)]
+    blocks: usize,
+    /// Channels of the random network.
+    #[arg(long, default_value_t = 64)]
+    channels: usize,
+    /// Board side.
+    #[arg(long, default_value_t = 19)]
+    size: u8,
+    /// Games searched together, sharing network calls.
+    #[arg(long, default_value_t = 32)]
+    games: usize,
+    /// Playouts per move.
+    #[arg(long, default_value_t = 64)]
+    visits: u32,
+    /// Moves played per game with the network.
+    #[arg(long, default_value_t = 4)]
+    moves: usize,
 }
 
 /// Arguments of `pente bench rules`.
@@ -37,6 +96,8 @@ pub struct RulesBenchArgs {
 pub fn run(command: &BenchCommand) -> anyhow::Result<ExitCode> {
     match command {
         BenchCommand::Rules(args) => bench_rules(args),
+        BenchCommand::Nn(args) => bench_nn(args),
+        BenchCommand::Search(args) => bench_search(args),
     }
 }
 
@@ -114,4 +175,156 @@ fn playouts(rules: Rules, seed: u64, budget: Duration) -> (Tally, f64) {
         }
     }
     (tally, start.elapsed().as_secs_f64())
+}
+
+/// The network of `--model`, or a random one of the given shape.
+fn bench_network(model: Option<&std::path::Path>, blocks: usize, channels: usize) -> anyhow::Result<NetworkEvaluator> {
+    let device = crate::player::device()?;
+    match model {
+        Some(path) => crate::player::load_network(path, device),
+        None => {
+            device.seed(0);
+            let net = crate::model::net_config(blocks, channels).init(&device);
+            Ok(NetworkEvaluator::new(net, device, format!("random-b{blocks}c{channels}")))
+        }
+    }
+}
+
+/// Positions from random games, 10 to 60 moves in.
+fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut positions = Vec::with_capacity(count);
+    while positions.len() < count {
+        let mut position = Position::new(rules);
+        let plies = 10 + positions.len() % 50;
+        for _ in 0..plies {
+            match position.random_legal_move(&mut rng) {
+                Some(p) => position.play_unchecked(p),
+                None => break,
+            };
+        }
+        if !position.is_over() {
+            positions.push(position);
+        }
+    }
+    positions
+}
+
+fn bench_nn(args: &NnBenchArgs) -> anyhow::Result<ExitCode> {
+    let rules = Rules::new(Variant::Pente, args.size)?;
+    let network = bench_network(args.model.as_deref(), args.blocks, args.channels)?;
+    println!("network {} on {}x{} boards, {} threads", network.name(), args.size, args.size, rayon_threads());
+    let positions = sample_positions(rules, args.batch.iter().copied().max().unwrap_or(1), 7);
+    println!("{:>6} {:>14} {:>12}", "batch", "positions/s", "ms/batch");
+    for &batch in &args.batch {
+        anyhow::ensure!(batch > 0, "batch sizes must be positive");
+        let refs: Vec<&Position> = positions.iter().take(batch).collect();
+        network.evaluate(&refs); // warm-up
+        let start = Instant::now();
+        let mut calls = 0u32;
+        while calls < 2 || start.elapsed().as_secs_f64() < args.seconds {
+            network.evaluate(&refs);
+            calls += 1;
+        }
+        let elapsed = start.elapsed().as_secs_f64();
+        println!(
+            "{:>6} {:>14.1} {:>12.2}",
+            batch,
+            f64::from(calls) * batch as f64 / elapsed,
+            1000.0 * elapsed / f64::from(calls)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Counts the time spent inside an evaluator.
+struct Timed<'a> {
+    inner: &'a dyn Evaluator,
+    time: Cell<Duration>,
+    positions: Cell<usize>,
+    calls: Cell<usize>,
+}
+
+impl Evaluator for Timed<'_> {
+    fn evaluate(&self, positions: &[&Position]) -> Vec<Evaluation> {
+        let start = Instant::now();
+        let out = self.inner.evaluate(positions);
+        self.time.set(self.time.get() + start.elapsed());
+        self.positions.set(self.positions.get() + positions.len());
+        self.calls.set(self.calls.get() + 1);
+        out
+    }
+
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+}
+
+/// Plays `moves` moves in each of `games` games, all searches sharing evaluator calls.
+fn play_games(rules: Rules, games: usize, moves: usize, params: &SearchParams, evaluator: &dyn Evaluator) -> u64 {
+    let starts = sample_positions(rules, games, 11);
+    let mut searches: Vec<Search> =
+        starts.into_iter().enumerate().map(|(i, p)| Search::new(p, params.clone(), i as u64)).collect();
+    let mut playouts = 0;
+    for _ in 0..moves {
+        let before: u64 = searches.iter().map(|s| u64::from(s.visits())).sum();
+        search_many(&mut searches, evaluator);
+        playouts += searches.iter().map(|s| u64::from(s.visits())).sum::<u64>() - before;
+        for search in &mut searches {
+            if let Some(best) = search.result().best_move {
+                search.advance(best);
+            }
+        }
+    }
+    playouts
+}
+
+fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
+    let rules = Rules::new(Variant::Pente, args.size)?;
+    let params = SearchParams { visits: args.visits, ..SearchParams::default() };
+    // 1. The search alone: an evaluator that costs nothing.
+    let free = UniformEvaluator::default();
+    let start = Instant::now();
+    let playouts = play_games(rules, args.games, args.moves * 4, &params, &free);
+    let elapsed = start.elapsed().as_secs_f64();
+    println!(
+        "search with a free evaluator: {playouts} playouts in {elapsed:.2} s = {:.0} playouts/s ({:.1} us each)",
+        playouts as f64 / elapsed,
+        1e6 * elapsed / playouts as f64
+    );
+    // 2. With the network: where the time goes.
+    let network = bench_network(args.model.as_deref(), args.blocks, args.channels)?;
+    let timed = Timed { inner: &network, time: Cell::default(), positions: Cell::default(), calls: Cell::default() };
+    let start = Instant::now();
+    let playouts = play_games(rules, args.games, args.moves, &params, &timed);
+    let elapsed = start.elapsed().as_secs_f64();
+    let in_network = timed.time.get().as_secs_f64();
+    println!(
+        "{} games x {} moves x {} visits with network {}: {playouts} playouts in {elapsed:.2} s = {:.1} playouts/s",
+        args.games,
+        args.moves,
+        args.visits,
+        network.name(),
+        playouts as f64 / elapsed
+    );
+    println!(
+        "network calls: {}, mean batch {:.1}, {:.1} positions/s inside the network",
+        timed.calls.get(),
+        timed.positions.get() as f64 / timed.calls.get().max(1) as f64,
+        timed.positions.get() as f64 / in_network
+    );
+    println!(
+        "time outside the network: {:.2} s of {elapsed:.2} s = {:.1} %",
+        elapsed - in_network,
+        100.0 * (elapsed - in_network) / elapsed
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Threads of burn's CPU backend: `RAYON_NUM_THREADS`, else one per core.
+fn rayon_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }

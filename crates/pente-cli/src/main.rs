@@ -3,6 +3,7 @@
 mod analyze;
 mod bench;
 mod engine;
+mod model;
 mod output;
 mod play;
 mod player;
@@ -33,6 +34,9 @@ enum Command {
     Play(play::PlayArgs),
     /// Serve analysis requests as JSON lines on stdin and stdout.
     Engine(engine::EngineArgs),
+    /// Create or inspect network model directories.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
     /// Measure the speed of a component.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -46,6 +50,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => analyze::run(args),
         Command::Play(args) => play::run(args),
         Command::Engine(args) => engine::run(args),
+        Command::Model(command) => model::run(command),
         Command::Bench(command) => bench::run(command),
     };
     match result {

@@ -11,7 +11,7 @@ mod model;
 pub mod store;
 pub mod training;
 
-pub use burn::prelude::Device;
+pub use burn::prelude::{Device, DeviceKind};
 pub use evaluator::{ILLEGAL_LOGIT, NetworkEvaluator};
 pub use model::{NetConfig, PenteNet};
 pub use store::{ModelInfo, StoreError};

@@ -1,0 +1,80 @@
+//! `pente model`: create and inspect model directories.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use pente_nn::{ModelInfo, NetConfig, store};
+
+/// What to do with a model.
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Create a network with random weights (the start of training).
+    Init(InitArgs),
+    /// Print a model's metadata and size.
+    Info {
+        /// The model directory.
+        dir: PathBuf,
+    },
+}
+
+/// Arguments of `pente model init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Directory to write (model.bpk, model.json, model.safetensors).
+    #[arg(long)]
+    out: PathBuf,
+    /// Residual blocks.
+    #[arg(long, default_value_t = 6)]
+    blocks: usize,
+    /// Channels of the residual tower.
+    #[arg(long, default_value_t = 64)]
+    channels: usize,
+    /// Model id recorded in games; default `init-b<blocks>c<channels>-s<seed>`.
+    #[arg(long)]
+    id: Option<String>,
+    /// Seed of the random weights.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+/// The network shape for `blocks` x `channels`, heads and pooling scaled along.
+pub fn net_config(blocks: usize, channels: usize) -> NetConfig {
+    NetConfig::new()
+        .with_blocks(blocks)
+        .with_channels(channels)
+        .with_pool_after(blocks / 2)
+        .with_pool_channels((channels / 4).max(1))
+        .with_policy_channels((channels / 2).max(2))
+        .with_value_channels((channels / 2).max(2))
+        .with_value_hidden(channels.max(8))
+}
+
+/// Runs a `pente model` subcommand.
+pub fn run(command: &ModelCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        ModelCommand::Init(args) => {
+            anyhow::ensure!(args.channels >= 2 && args.blocks >= 1, "a network needs 1+ blocks and 2+ channels");
+            if args.out.join(store::INFO_FILE).exists() {
+                anyhow::bail!("{}: a model is already there; choose another --out", args.out.display());
+            }
+            let config = net_config(args.blocks, args.channels);
+            let device = crate::player::device()?;
+            device.seed(args.seed);
+            let model = config.init(&device);
+            let id =
+                args.id.clone().unwrap_or_else(|| format!("init-b{}c{}-s{}", args.blocks, args.channels, args.seed));
+            store::save(&model, &ModelInfo::new(id.clone(), config), &args.out)
+                .with_context(|| format!("saving the model to {}", args.out.display()))?;
+            println!("wrote model {id} to {}", args.out.display());
+        }
+        ModelCommand::Info { dir } => {
+            let device = crate::player::device()?;
+            let (model, info) = store::load(dir, &device).with_context(|| format!("loading {}", dir.display()))?;
+            println!("{}", serde_json::to_string_pretty(&info)?);
+            println!("parameters: {}", burn::module::Module::num_params(&model));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
