@@ -22,6 +22,7 @@
 //! stand in a move's place. The server writes `\r\n` line endings.
 
 mod check;
+mod dataset;
 mod error;
 mod movelist;
 mod movetext;
@@ -30,6 +31,7 @@ mod record;
 mod validate;
 
 pub use check::{Conclusion, Verdict, Violation, check};
+pub use dataset::{Captures, CsvGame, DATASET_SCHEMA, GameEnd, JsonGame, JsonMove, ResignCheck};
 pub use error::{ParseError, ParseErrorKind};
 pub use movelist::{MoveListGames, move_list_games, parse_move_list_file, write_move_list_file};
 pub use pgn::{PgnGames, game_name, parse_pgn, pgn_games, variant_from_game_name, write_pgn, write_pgn_game};

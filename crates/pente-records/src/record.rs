@@ -7,8 +7,9 @@ use pente_core::{Color, Game, Point, Rules, Variant};
 use crate::pgn::game_name;
 
 /// The result a record states. Player 1 is White and moves first, so `1-0`
-/// is a White win.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// is a White win. Serialized (CSV, JSON) as `white`, `black`, `draw`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum GameResult {
     /// `1-0`.
     White,
