@@ -184,7 +184,7 @@ fn bench_network(model: Option<&std::path::Path>, blocks: usize, channels: usize
         Some(path) => crate::player::load_network(path, device),
         None => {
             device.seed(0);
-            let net = crate::model::net_config(blocks, channels).init(&device);
+            let net = pente_nn::NetConfig::scaled(blocks, channels).init(&device);
             Ok(NetworkEvaluator::new(net, device, format!("random-b{blocks}c{channels}")))
         }
     }

@@ -1,13 +1,17 @@
 //! The `pente` command: one binary over the whole toolkit.
 
 mod analyze;
+mod arena;
 mod bench;
 mod engine;
+mod improve;
 mod model;
 mod output;
 mod play;
 mod player;
 mod replay;
+mod selfplay;
+mod train;
 mod validate;
 
 use std::process::ExitCode;
@@ -34,6 +38,14 @@ enum Command {
     Play(play::PlayArgs),
     /// Serve analysis requests as JSON lines on stdin and stdout.
     Engine(engine::EngineArgs),
+    /// Generate self-play games: games.csv, games.jsonl and training samples.
+    Selfplay(selfplay::SelfPlayArgs),
+    /// Train a network on self-play samples.
+    Train(train::TrainArgs),
+    /// Play two players against each other; report the score and Elo.
+    Arena(arena::ArenaArgs),
+    /// The self-improvement loop: self-play, train, evaluate, promote, repeat.
+    Loop(improve::LoopArgs),
     /// Create or inspect network model directories.
     #[command(subcommand)]
     Model(model::ModelCommand),
@@ -50,6 +62,10 @@ fn main() -> ExitCode {
         Command::Analyze(args) => analyze::run(args),
         Command::Play(args) => play::run(args),
         Command::Engine(args) => engine::run(args),
+        Command::Selfplay(args) => selfplay::run(args),
+        Command::Train(args) => train::run(args),
+        Command::Arena(args) => arena::run(args),
+        Command::Loop(args) => improve::run(args),
         Command::Model(command) => model::run(command),
         Command::Bench(command) => bench::run(command),
     };

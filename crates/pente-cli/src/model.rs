@@ -39,18 +39,6 @@ pub struct InitArgs {
     seed: u64,
 }
 
-/// The network shape for `blocks` x `channels`, heads and pooling scaled along.
-pub fn net_config(blocks: usize, channels: usize) -> NetConfig {
-    NetConfig::new()
-        .with_blocks(blocks)
-        .with_channels(channels)
-        .with_pool_after(blocks / 2)
-        .with_pool_channels((channels / 4).max(1))
-        .with_policy_channels((channels / 2).max(2))
-        .with_value_channels((channels / 2).max(2))
-        .with_value_hidden(channels.max(8))
-}
-
 /// Runs a `pente model` subcommand.
 pub fn run(command: &ModelCommand) -> anyhow::Result<ExitCode> {
     match command {
@@ -59,7 +47,7 @@ pub fn run(command: &ModelCommand) -> anyhow::Result<ExitCode> {
             if args.out.join(store::INFO_FILE).exists() {
                 anyhow::bail!("{}: a model is already there; choose another --out", args.out.display());
             }
-            let config = net_config(args.blocks, args.channels);
+            let config = NetConfig::scaled(args.blocks, args.channels);
             let device = crate::player::device()?;
             device.seed(args.seed);
             let model = config.init(&device);

@@ -2,19 +2,22 @@
 //! invalid ones. The reading and checking live in `pente_records`; this file
 //! only prints.
 
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use pente_core::{Rules, Variant};
-use pente_records::{FileReport, Format, Summary, validate_text};
+use pente_records::{Format, GameReport, Summary, validate_csv, validate_jsonl, validate_text};
 
 /// Arguments of `pente validate`.
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
-    /// Record files: pente.org PGN (first non-blank line starts with `[`) or
-    /// move lists (one game per line, `#` comments).
+    /// Record files: pente.org PGN (first non-blank line starts with `[`),
+    /// self-play `games.csv` (`.csv`, or the header as first line) and
+    /// `games.jsonl` (`.jsonl`, or a first line starting with `{`), or move
+    /// lists (one game per line, `#` comments).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Variant of the games in move-list files (PGN files name their own):
@@ -56,8 +59,8 @@ fn validate_files(args: &ValidateArgs, rules: Rules, out: &mut impl Write) -> io
     let mut total = Summary::default();
     let mut unreadable = 0;
     for path in &args.files {
-        let text = match read_text(path) {
-            Ok(text) => text,
+        let summary = match validate_file(path, rules, args.quiet, out) {
+            Ok(summary) => summary?,
             Err(err) => {
                 unreadable += 1;
                 // stderr may be closed too; nothing more to do then.
@@ -65,14 +68,10 @@ fn validate_files(args: &ValidateArgs, rules: Rules, out: &mut impl Write) -> io
                 continue;
             }
         };
-        let report = validate_text(&text, Format::detect(&text), rules);
-        if !args.quiet {
-            print_problems(path, &report, out)?;
-            if several {
-                writeln!(out, "{}: {}", path.display(), report.summary())?;
-            }
+        if several && !args.quiet {
+            writeln!(out, "{}: {summary}", path.display())?;
         }
-        total += report.summary();
+        total += summary;
     }
     let prefix = if several { "total: " } else { "" };
     match unreadable {
@@ -84,18 +83,46 @@ fn validate_files(args: &ValidateArgs, rules: Rules, out: &mut impl Write) -> io
     Ok(total.invalid == 0 && unreadable == 0)
 }
 
-/// One line per invalid game: `FILE:LINE: game N: reason`.
-fn print_problems(path: &Path, report: &FileReport, out: &mut impl Write) -> io::Result<()> {
-    for game in &report.games {
-        if let Some(problem) = game.problem() {
-            writeln!(out, "{}:{}: game {}: {problem}", path.display(), game.line, game.number)?;
+/// Checks one file, printing its invalid games unless `quiet`. The outer
+/// error says why the file cannot be read at all; the inner one is from `out`.
+///
+/// Datasets (`games.csv`, `games.jsonl`) are read and checked one game at a
+/// time, so that a file of any size is checked in constant memory; record
+/// files are read whole.
+fn validate_file(path: &Path, rules: Rules, quiet: bool, out: &mut impl Write) -> Result<io::Result<Summary>, String> {
+    let file = File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let mut input = BufReader::with_capacity(1 << 16, file);
+    let format = match Format::from_extension(path) {
+        Some(format) => format,
+        None => {
+            let start = input.fill_buf().map_err(|e| format!("cannot read: {e}"))?;
+            Format::detect(&String::from_utf8_lossy(start))
+        }
+    };
+    let reports: Box<dyn Iterator<Item = GameReport>> = match format {
+        Format::Csv => Box::new(validate_csv(input)),
+        Format::Jsonl => Box::new(validate_jsonl(input)),
+        _ => {
+            let text = read_text(input)?;
+            Box::new(validate_text(&text, format, rules).games.into_iter())
+        }
+    };
+    let mut summary = Summary::default();
+    for game in reports {
+        summary.count(&game);
+        if !quiet && let Some(problem) = game.problem() {
+            let written = writeln!(out, "{}:{}: game {}: {problem}", path.display(), game.line, game.number);
+            if let Err(err) = written {
+                return Ok(Err(err));
+            }
         }
     }
-    Ok(())
+    Ok(Ok(summary))
 }
 
-/// The file's text, or why it cannot be had.
-fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+/// The rest of the file as text, or why it cannot be had.
+fn read_text(mut input: impl Read) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes).map_err(|e| format!("cannot read: {e}"))?;
     String::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
 }

@@ -168,3 +168,39 @@ fn play_reasks_bad_input_and_quits() {
     assert!(stdout.contains("hint:"), "{stdout}");
     assert!(stdout.contains("captured: white 0  black 0"), "{stdout}");
 }
+
+#[test]
+fn validate_reads_self_play_datasets() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../pente-records/tests/data/");
+    let (csv, jsonl) = (format!("{data}games.csv"), format!("{data}games.jsonl"));
+    let out = pente(&["validate", &csv, &jsonl]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("games.csv: 4 games: 4 valid, 0 invalid (1 unfinished)"), "{stdout}");
+    assert!(stdout.contains("games.jsonl: 4 games: 4 valid, 0 invalid (1 unfinished)"), "{stdout}");
+
+    let dir = std::env::temp_dir().join(format!("pente-cli-datasets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // No extension: the header says it is a games.csv.
+    let sniffed = dir.join("games");
+    std::fs::copy(&csv, &sniffed).unwrap();
+    let out = pente(&["validate", sniffed.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+
+    // Line 3 claims 51 plies for 50 moves; line 2 of the JSONL has a bad move.
+    let bad_csv = dir.join("bad.csv");
+    let text = std::fs::read_to_string(&csv).unwrap().replacen(",captures,50,", ",captures,51,", 1);
+    std::fs::write(&bad_csv, text).unwrap();
+    let bad_jsonl = dir.join("bad.jsonl");
+    let mut lines: Vec<String> = std::fs::read_to_string(&jsonl).unwrap().lines().map(String::from).collect();
+    lines[1] = lines[1].replacen("\"move\":\"E8\"", "\"move\":\"Z99\"", 1);
+    std::fs::write(&bad_jsonl, lines.join("\n")).unwrap();
+    let out = pente(&["validate", bad_csv.to_str().unwrap(), bad_jsonl.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let csv_line = format!("{}:3: game 2: plies is 51 but the game has 50 moves", bad_csv.display());
+    assert!(stdout.contains(&csv_line), "{stdout}");
+    assert!(stdout.contains(&format!("{}:2: game 2: not a game object: `Z99`", bad_jsonl.display())), "{stdout}");
+    assert!(stdout.contains("total: 8 games: 6 valid, 2 invalid"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -39,6 +39,20 @@ pub struct NetConfig {
 }
 
 impl NetConfig {
+    /// A `blocks` x `channels` tower with the pooling block in the middle and
+    /// heads scaled to the width.
+    #[must_use]
+    pub fn scaled(blocks: usize, channels: usize) -> NetConfig {
+        NetConfig::new()
+            .with_blocks(blocks)
+            .with_channels(channels)
+            .with_pool_after(blocks / 2)
+            .with_pool_channels((channels / 4).max(1))
+            .with_policy_channels((channels / 2).max(2))
+            .with_value_channels((channels / 2).max(2))
+            .with_value_hidden(channels.max(8))
+    }
+
     /// A fresh network with random weights on `device`.
     ///
     /// # Panics

@@ -3,9 +3,10 @@
 
 use std::fmt;
 
-use pente_core::{IllegalMove, Outcome, Point, Position};
+use pente_core::{Color, IllegalMove, Outcome, Point, Position};
 use thiserror::Error;
 
+use crate::dataset::GameEnd;
 use crate::record::{GameRecord, GameResult, Termination};
 
 /// What the rules make of a record.
@@ -129,6 +130,67 @@ pub enum Violation {
         /// The token.
         termination: Termination,
     },
+    /// A dataset game's `plies` is not its number of moves.
+    #[error("plies is {stated} but the game has {played} moves")]
+    PliesMismatch {
+        /// The `plies` field.
+        stated: u32,
+        /// The moves listed.
+        played: usize,
+    },
+    /// A dataset game's capture count is not what the replay gives.
+    #[error("{color} captures are {stated} but the replay gives {replayed}")]
+    CapturesMismatch {
+        /// Whose captures.
+        color: Color,
+        /// The count in the record.
+        stated: u16,
+        /// The count after replaying the moves.
+        replayed: u16,
+    },
+    /// A dataset game's `reason` is not how the rules ended it.
+    #[error("reason {stated} contradicts the rules: {outcome} at move {end}")]
+    ReasonContradicts {
+        /// The `reason` field.
+        stated: GameEnd,
+        /// What the rules say.
+        outcome: Outcome,
+        /// The move that ended the game.
+        end: usize,
+    },
+    /// A dataset game says the rules ended it (`five`, `captures`, `full`)
+    /// but they did not.
+    #[error("reason {stated}, but the rules have not ended the game after {plies} moves")]
+    ReasonUnfinished {
+        /// The `reason` field.
+        stated: GameEnd,
+        /// The moves played.
+        plies: usize,
+    },
+    /// A dataset game ended by resignation with a draw.
+    #[error("reason resign with result draw: a resignation has a winner")]
+    ResignWithoutWinner,
+    /// A `games.jsonl` move whose policy covers a point that is not a legal move there.
+    #[error("move {ply}: the policy covers an illegal point: {reason}")]
+    PolicyIllegal {
+        /// 1-based number of the move the policy belongs to.
+        ply: usize,
+        /// The point.
+        point: Point,
+        /// Why it is illegal before that move.
+        reason: IllegalMove,
+    },
+    /// A `games.jsonl` policy probability that is negative or not finite.
+    #[error("move {ply}: the policy gives {point} probability {probability}, not a finite non-negative number")]
+    BadProbability {
+        /// 1-based number of the move the policy belongs to.
+        ply: usize,
+        /// The point.
+        point: Point,
+        /// The probability as `f32` displays it (kept as text so that
+        /// violations compare with `Eq`).
+        probability: String,
+    },
 }
 
 /// Replays a record under its rules and checks its result.
@@ -139,17 +201,30 @@ pub enum Violation {
 /// result or the other player's win.
 #[must_use]
 pub fn check(record: &GameRecord) -> Verdict {
+    replay(record).0
+}
+
+/// [`check`], and the position after the moves (after the legal ones, if
+/// the verdict is invalid).
+pub(crate) fn replay(record: &GameRecord) -> (Verdict, Position) {
     // A position rather than a `Game`: no history is needed, only the end.
     let mut position = Position::new(record.rules);
     for (i, &point) in record.moves.iter().enumerate() {
         if let Err(reason) = position.play(point) {
             let ply = i + 1;
-            return Verdict::Invalid(match reason {
+            let violation = match reason {
                 IllegalMove::GameOver { outcome, .. } => Violation::AfterEnd { ply, point, outcome, end: i },
                 reason => Violation::Illegal { ply, point, reason },
-            });
+            };
+            return (Verdict::Invalid(violation), position);
         }
     }
+    let verdict = conclude(record, &position);
+    (verdict, position)
+}
+
+/// The verdict on a record whose moves all replayed legally to `position`.
+fn conclude(record: &GameRecord, position: &Position) -> Verdict {
     let end = record.moves.len();
     match (position.outcome(), record.termination) {
         (Some(outcome), Some(termination)) => {

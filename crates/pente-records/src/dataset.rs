@@ -3,13 +3,20 @@
 //! same games; the schema is versioned by [`DATASET_SCHEMA`] and documented
 //! in `docs/records.md`.
 
-use pente_core::{Color, Point, Rules, Variant, format_move_list};
+use std::fmt;
+
+use pente_core::{Color, EndReason, Point, Position, Rules, Variant, format_move_list};
 use serde::{Deserialize, Serialize};
 
+use crate::check::{Verdict, Violation, replay};
+use crate::error::{ParseError, ParseErrorKind};
 use crate::record::{GameRecord, GameResult, Termination};
 
 /// Version of the dataset schema, stored in every JSONL object.
 pub const DATASET_SCHEMA: u32 = 1;
+
+/// The first line of `games.csv`: the [`CsvGame`] fields in order.
+pub const CSV_HEADER: &str = "game_id,variant,size,white,black,result,reason,plies,white_captures,black_captures,moves";
 
 /// Why a self-play game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -23,6 +30,46 @@ pub enum GameEnd {
     Full,
     /// The loser resigned (its search judged the game lost).
     Resign,
+}
+
+impl GameEnd {
+    /// Lower-case name, as in the files: `five`, `captures`, `full`, `resign`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            GameEnd::Five => "five",
+            GameEnd::Captures => "captures",
+            GameEnd::Full => "full",
+            GameEnd::Resign => "resign",
+        }
+    }
+
+    /// The rules' reason this stands for; `None` for a resignation.
+    #[must_use]
+    pub const fn end_reason(self) -> Option<EndReason> {
+        match self {
+            GameEnd::Five => Some(EndReason::Five),
+            GameEnd::Captures => Some(EndReason::Captures),
+            GameEnd::Full => Some(EndReason::Full),
+            GameEnd::Resign => None,
+        }
+    }
+}
+
+impl From<EndReason> for GameEnd {
+    fn from(reason: EndReason) -> GameEnd {
+        match reason {
+            EndReason::Five => GameEnd::Five,
+            EndReason::Captures => GameEnd::Captures,
+            EndReason::Full => GameEnd::Full,
+        }
+    }
+}
+
+impl fmt::Display for GameEnd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// One row of `games.csv`.
@@ -165,17 +212,123 @@ impl JsonGame {
     pub fn to_record(&self, line: usize) -> GameRecord {
         to_record(self.rules, self.moves.iter().map(|m| m.point).collect(), self.result, self.reason, line)
     }
+
+    /// Checks the game: the moves and result against the rules (see
+    /// [`crate::check`]), the summary fields (`plies`, `captures`, `reason`)
+    /// against the replay, and every move's policy: finite, non-negative
+    /// probabilities over legal points of the position before the move.
+    #[must_use]
+    pub fn check(&self) -> Verdict {
+        let stated = Stated { plies: self.plies, captures: self.captures, result: self.result, reason: self.reason };
+        let verdict = check_summary(&self.to_record(0), &stated);
+        if !verdict.is_valid() {
+            return verdict;
+        }
+        let mut position = Position::new(self.rules);
+        for (i, m) in self.moves.iter().enumerate() {
+            let ply = i + 1;
+            for &(point, probability) in &m.policy {
+                if !(probability.is_finite() && probability >= 0.0) {
+                    let probability = probability.to_string();
+                    return Verdict::Invalid(Violation::BadProbability { ply, point, probability });
+                }
+                if let Err(reason) = position.check(point) {
+                    return Verdict::Invalid(Violation::PolicyIllegal { ply, point, reason });
+                }
+            }
+            // The replay above found every move legal.
+            if position.play(m.point).is_err() {
+                break;
+            }
+        }
+        verdict
+    }
 }
 
 impl CsvGame {
-    /// The game as a record to check against the rules; `line` is its line
-    /// in the file. Fails on a move that does not parse or a bad size.
+    /// The rules of the row.
     ///
     /// # Errors
-    /// A message naming the move or the size.
-    pub fn to_record(&self, line: usize) -> Result<GameRecord, String> {
-        let rules = Rules::new(self.variant, self.size).map_err(|e| e.to_string())?;
-        let moves = pente_core::parse_move_list(&self.moves).map_err(|e| e.to_string())?;
+    /// [`ParseErrorKind::BadSize`] if the variant has no board of that size.
+    pub fn rules(&self) -> Result<Rules, ParseErrorKind> {
+        Rules::new(self.variant, self.size)
+            .map_err(|source| ParseErrorKind::BadSize { value: self.size.to_string(), source })
+    }
+
+    /// The moves of the row.
+    ///
+    /// # Errors
+    /// [`ParseErrorKind::BadMove`] for the first token that is not a point.
+    pub fn points(&self) -> Result<Vec<Point>, ParseErrorKind> {
+        pente_core::parse_move_list(&self.moves).map_err(|e| ParseErrorKind::BadMove {
+            ply: e.ply as usize,
+            token: e.token,
+            source: e.source,
+        })
+    }
+
+    /// The game as a record to check against the rules; `line` is its line
+    /// in the file.
+    ///
+    /// # Errors
+    /// A move that does not parse or a board size the variant does not
+    /// have, at `line`.
+    pub fn to_record(&self, line: usize) -> Result<GameRecord, ParseError> {
+        let rules = self.rules().map_err(|kind| kind.at(line))?;
+        let moves = self.points().map_err(|kind| kind.at(line))?;
         Ok(to_record(rules, moves, self.result, self.reason, line))
     }
+
+    /// Checks the row: the moves and result against the rules (see
+    /// [`crate::check`]), and the summary fields (`plies`, the capture
+    /// counts, `reason`) against the replay.
+    ///
+    /// # Errors
+    /// As [`CsvGame::to_record`]: the row does not describe a game.
+    pub fn check(&self, line: usize) -> Result<Verdict, ParseError> {
+        let stated = Stated {
+            plies: self.plies,
+            captures: Captures { white: self.white_captures, black: self.black_captures },
+            result: self.result,
+            reason: self.reason,
+        };
+        Ok(check_summary(&self.to_record(line)?, &stated))
+    }
+}
+
+/// The summary fields of a dataset game, to compare with its replay.
+struct Stated {
+    plies: u32,
+    captures: Captures,
+    result: GameResult,
+    reason: GameEnd,
+}
+
+/// [`crate::check`], then the summary fields against the replay.
+fn check_summary(record: &GameRecord, stated: &Stated) -> Verdict {
+    let (verdict, position) = replay(record);
+    if !verdict.is_valid() {
+        return verdict;
+    }
+    let played = record.moves.len();
+    if usize::try_from(stated.plies).ok() != Some(played) {
+        return Verdict::Invalid(Violation::PliesMismatch { stated: stated.plies, played });
+    }
+    for (color, stated) in [(Color::White, stated.captures.white), (Color::Black, stated.captures.black)] {
+        let replayed = position.captured(color);
+        if stated != replayed {
+            return Verdict::Invalid(Violation::CapturesMismatch { color, stated, replayed });
+        }
+    }
+    let violation = match (stated.reason.end_reason(), position.outcome()) {
+        // `check` has rejected a resignation after the end with a winner.
+        (None, _) if stated.result == GameResult::Draw => Some(Violation::ResignWithoutWinner),
+        (None, _) => None,
+        (Some(reason), Some(outcome)) if reason != outcome.reason => {
+            Some(Violation::ReasonContradicts { stated: stated.reason, outcome, end: played })
+        }
+        (Some(_), Some(_)) => None,
+        (Some(_), None) => Some(Violation::ReasonUnfinished { stated: stated.reason, plies: played }),
+    };
+    violation.map_or(verdict, Verdict::Invalid)
 }

@@ -88,6 +88,70 @@ pub enum ParseErrorKind {
         /// The start of the line.
         text: String,
     },
+    /// A `games.csv` whose first line is not [`crate::CSV_HEADER`].
+    #[error("the first line must be the header `{expected}`, found `{found}`")]
+    CsvHeader {
+        /// The header this crate writes and reads.
+        expected: &'static str,
+        /// The first line as read (its start, if long).
+        found: String,
+    },
+    /// A `games.csv` row with too few or too many fields.
+    #[error("expected {expected} comma-separated fields, found {found}")]
+    FieldCount {
+        /// The number of columns in the header.
+        expected: usize,
+        /// The number in this row.
+        found: usize,
+    },
+    /// A `games.csv` line that is not a row of fields.
+    #[error("not a CSV row: {message}")]
+    BadRow {
+        /// What is wrong.
+        message: String,
+    },
+    /// A `games.csv` field that does not hold what its column needs.
+    #[error("column `{column}`: `{value}`: {message}")]
+    BadField {
+        /// The column name.
+        column: String,
+        /// The field as written (its start, if long).
+        value: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A `games.jsonl` line that is not a game object: bad JSON, a missing
+    /// or unknown field, a value of the wrong type.
+    #[error("not a game object: {message} (column {column})")]
+    BadJson {
+        /// What serde_json says, without its position.
+        message: String,
+        /// 1-based column of the line where it noticed.
+        column: usize,
+    },
+    /// A dataset written with a schema version newer than this crate reads.
+    #[error("schema {schema} is newer than {supported}, the newest this version of pente reads")]
+    SchemaTooNew {
+        /// The version in the record.
+        schema: u32,
+        /// [`crate::DATASET_SCHEMA`].
+        supported: u32,
+    },
+    /// Schema version 0, which no writer uses: versions start at 1.
+    #[error("schema 0 does not exist: versions start at 1")]
+    SchemaZero,
+    /// A line that is not UTF-8 text.
+    #[error("not UTF-8 text (byte {byte} of the line)")]
+    NotUtf8 {
+        /// 0-based offset in the line of the first byte that is not UTF-8.
+        byte: usize,
+    },
+    /// The file could not be read past this line; reading stops here.
+    #[error("cannot read: {message}")]
+    Read {
+        /// The I/O error.
+        message: String,
+    },
 }
 
 impl ParseErrorKind {

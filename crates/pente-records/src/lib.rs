@@ -1,5 +1,6 @@
 //! Game records for Pente: pente.org's PGN-like game files, move-list files,
-//! and checking a record against the rules.
+//! self-play datasets (`games.csv`, `games.jsonl`), and checking a record
+//! against the rules.
 //!
 //! Parsing is syntax only: a record that parses may still break the rules.
 //! [`check`] replays it with [`pente_core::Game`] and says whether the moves
@@ -23,17 +24,27 @@
 
 mod check;
 mod dataset;
+mod dataset_io;
 mod error;
 mod movelist;
 mod movetext;
 mod pgn;
 mod record;
+mod samples;
 mod validate;
 
 pub use check::{Conclusion, Verdict, Violation, check};
-pub use dataset::{Captures, CsvGame, DATASET_SCHEMA, GameEnd, JsonGame, JsonMove, ResignCheck};
+pub use dataset::{CSV_HEADER, Captures, CsvGame, DATASET_SCHEMA, GameEnd, JsonGame, JsonMove, ResignCheck};
+pub use dataset_io::{
+    CsvGames, JsonlGames, csv_games, jsonl_games, open_games_csv, open_games_jsonl, parse_csv, parse_jsonl,
+    write_csv_header, write_csv_row, write_jsonl_game,
+};
 pub use error::{ParseError, ParseErrorKind};
 pub use movelist::{MoveListGames, move_list_games, parse_move_list_file, write_move_list_file};
 pub use pgn::{PgnGames, game_name, parse_pgn, pgn_games, variant_from_game_name, write_pgn, write_pgn_game};
 pub use record::{GameRecord, GameResult, Termination};
-pub use validate::{FileReport, Format, GameReport, Summary, validate_text};
+pub use samples::{
+    GameSamples, PositionSample, SAMPLES_HEADER_LEN, SAMPLES_MAGIC, SAMPLES_VERSION, SamplesError, SamplesReader,
+    write_game_samples, write_samples_header,
+};
+pub use validate::{FileReport, Format, GameReport, Summary, validate_csv, validate_jsonl, validate_text};

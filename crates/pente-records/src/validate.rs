@@ -1,11 +1,15 @@
 //! Validating record files: detect the format, read every game, check each.
 
 use std::fmt;
+use std::io::BufRead;
 use std::ops::AddAssign;
+use std::path::Path;
 
 use pente_core::Rules;
 
 use crate::check::{Verdict, check};
+use crate::dataset::CSV_HEADER;
+use crate::dataset_io::{csv_games, jsonl_games};
 use crate::error::ParseError;
 use crate::movelist::move_list_games;
 use crate::pgn::pgn_games;
@@ -13,8 +17,8 @@ use crate::record::GameRecord;
 
 /// A record file format.
 ///
-/// New formats (CSV, JSONL training records) add a variant here, a rule in
-/// [`Format::detect`] and a reader in [`validate_text`].
+/// A new format adds a variant here, a rule in [`Format::detect`] and a
+/// reader in [`validate_text`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Format {
@@ -22,26 +26,49 @@ pub enum Format {
     Pgn,
     /// One game per line: `K10 L9 K7 ...`, rules given by the caller.
     MoveList,
+    /// A self-play `games.csv`: the header [`CSV_HEADER`], then one row per game.
+    Csv,
+    /// A self-play `games.jsonl`: one JSON object per game.
+    Jsonl,
 }
 
 impl Format {
-    /// Guesses the format from a file's text: PGN when its first non-blank
-    /// line starts with `[`, a move list otherwise.
+    /// Guesses the format from a file's text (or its start): by the first
+    /// non-blank line, PGN if it starts with `[`, JSONL if it starts with
+    /// `{`, CSV if it is [`CSV_HEADER`], a move list otherwise.
     #[must_use]
     pub fn detect(text: &str) -> Format {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         match text.lines().map(str::trim).find(|line| !line.is_empty()) {
             Some(line) if line.starts_with('[') => Format::Pgn,
+            Some(line) if line.starts_with('{') => Format::Jsonl,
+            Some(CSV_HEADER) => Format::Csv,
             _ => Format::MoveList,
         }
     }
 
-    /// Lower-case name: `pgn`, `move-list`.
+    /// The format a file name promises: `.csv` and `.jsonl` (any case) are
+    /// datasets; other names say nothing, see [`Format::detect`].
+    #[must_use]
+    pub fn from_extension(path: &Path) -> Option<Format> {
+        let extension = path.extension()?.to_str()?;
+        if extension.eq_ignore_ascii_case("csv") {
+            Some(Format::Csv)
+        } else if extension.eq_ignore_ascii_case("jsonl") {
+            Some(Format::Jsonl)
+        } else {
+            None
+        }
+    }
+
+    /// Lower-case name: `pgn`, `move-list`, `csv`, `jsonl`.
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
             Format::Pgn => "pgn",
             Format::MoveList => "move-list",
+            Format::Csv => "csv",
+            Format::Jsonl => "jsonl",
         }
     }
 
@@ -108,15 +135,7 @@ impl FileReport {
     pub fn summary(&self) -> Summary {
         let mut summary = Summary::default();
         for game in &self.games {
-            summary.games += 1;
-            if game.is_valid() {
-                summary.valid += 1;
-            } else {
-                summary.invalid += 1;
-            }
-            if game.is_unfinished() {
-                summary.unfinished += 1;
-            }
+            summary.count(game);
         }
         summary
     }
@@ -142,6 +161,21 @@ pub struct Summary {
     pub unfinished: usize,
 }
 
+impl Summary {
+    /// Counts one more game.
+    pub fn count(&mut self, game: &GameReport) {
+        self.games += 1;
+        if game.is_valid() {
+            self.valid += 1;
+        } else {
+            self.invalid += 1;
+        }
+        if game.is_unfinished() {
+            self.unfinished += 1;
+        }
+    }
+}
+
 impl AddAssign for Summary {
     fn add_assign(&mut self, other: Summary) {
         self.games += other.games;
@@ -164,11 +198,16 @@ impl fmt::Display for Summary {
 
 /// Reads every game of a file's text in `format` and checks it. `rules`
 /// apply to formats without their own ([`Format::needs_rules`]).
+///
+/// Datasets are checked as [`validate_csv`] and [`validate_jsonl`] do; use
+/// those on a file too large to hold, or its reports, in memory.
 #[must_use]
 pub fn validate_text(text: &str, format: Format, rules: Rules) -> FileReport {
     let games: Box<dyn Iterator<Item = Result<GameRecord, ParseError>> + '_> = match format {
         Format::Pgn => Box::new(pgn_games(text)),
         Format::MoveList => Box::new(move_list_games(text, rules)),
+        Format::Csv => return FileReport { format, games: validate_csv(text.as_bytes()).collect() },
+        Format::Jsonl => return FileReport { format, games: validate_jsonl(text.as_bytes()).collect() },
     };
     let games = games
         .enumerate()
@@ -180,6 +219,26 @@ pub fn validate_text(text: &str, format: Format, rules: Rules) -> FileReport {
     FileReport { format, games }
 }
 
+/// Reads the rows of a `games.csv` one at a time and checks each: the moves
+/// and result against the rules, and the summary columns (`plies`, capture
+/// counts, `reason`) against the replay ([`crate::CsvGame::check`]). A bad
+/// header is reported as game 1, and nothing after it is read.
+pub fn validate_csv<R: BufRead>(reader: R) -> impl Iterator<Item = GameReport> {
+    csv_games(reader).enumerate().map(|(i, game)| match game {
+        Ok((line, game)) => GameReport { number: i + 1, line, verdict: game.check(line) },
+        Err(err) => GameReport { number: i + 1, line: err.line, verdict: Err(err) },
+    })
+}
+
+/// Reads the lines of a `games.jsonl` one at a time and checks each game as
+/// [`crate::JsonGame::check`] does: rules, summary fields and policies.
+pub fn validate_jsonl<R: BufRead>(reader: R) -> impl Iterator<Item = GameReport> {
+    jsonl_games(reader).enumerate().map(|(i, game)| match game {
+        Ok((line, game)) => GameReport { number: i + 1, line, verdict: Ok(game.check()) },
+        Err(err) => GameReport { number: i + 1, line: err.line, verdict: Err(err) },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,6 +248,13 @@ mod tests {
         assert_eq!(Format::detect("\u{feff}\r\n  [Game \"Pente\"]\r\n"), Format::Pgn);
         assert_eq!(Format::detect("# comment\nK10 L9\n"), Format::MoveList);
         assert_eq!(Format::detect(""), Format::MoveList);
+        assert_eq!(Format::detect(&format!("\u{feff}{CSV_HEADER}\r\n0,pente")), Format::Csv);
+        assert_eq!(Format::detect("game_id,variant\n"), Format::MoveList);
+        assert_eq!(Format::detect("\n{\"schema\": 1"), Format::Jsonl);
+        assert_eq!(Format::from_extension(Path::new("run/games.JSONL")), Some(Format::Jsonl));
+        assert_eq!(Format::from_extension(Path::new("games.csv")), Some(Format::Csv));
+        assert_eq!(Format::from_extension(Path::new("games.pgn")), None);
+        assert_eq!(Format::from_extension(Path::new("csv")), None);
     }
 
     #[test]

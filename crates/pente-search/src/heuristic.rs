@@ -123,7 +123,7 @@ impl HeuristicEvaluator {
         let (mut best_mine, mut best_theirs, mut their_wins) = (0.0f32, 0.0f32, 0);
         for p in position.legal_moves() {
             let score = if position.ply() > 0 && !near_stones(position, p) {
-                -5.0
+                -20.0
             } else {
                 let mine = threat(position, p, me);
                 let theirs = threat(position, p, me.opponent());

@@ -1,0 +1,79 @@
+//! `pente arena`: two players, colours alternated, openings paired.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use pente_core::{Rules, Variant};
+use pente_train::{ArenaConfig, MatchResult, PlayerSpec, play_match};
+
+/// Arguments of `pente arena`.
+#[derive(Debug, Args)]
+pub struct ArenaArgs {
+    /// Player A: `heuristic`, `uniform` or a model directory, with `@visits` (default 64).
+    #[arg(long)]
+    a: String,
+    /// Player B, as for --a.
+    #[arg(long)]
+    b: String,
+    /// Games (rounded up to pairs with colours swapped).
+    #[arg(long, default_value_t = 20)]
+    games: u32,
+    /// Rule variant.
+    #[arg(long, default_value = "pente")]
+    variant: Variant,
+    /// Board side.
+    #[arg(long, default_value_t = 19)]
+    size: u8,
+    /// Random moves opening each pair of games.
+    #[arg(long, default_value_t = 2)]
+    opening_plies: u32,
+    /// Seed of the openings.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Write the games as JSONL records here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Prints a match result: wins, losses, draws, score and Elo.
+pub fn print_match(result: &MatchResult) {
+    println!(
+        "{} vs {}: {} wins, {} losses, {} draws; score {:.1} %; Elo {:+.0} (95 %: {:+.0} to {:+.0})",
+        result.a,
+        result.b,
+        result.wins,
+        result.losses,
+        result.draws,
+        100.0 * result.score,
+        result.elo.diff,
+        result.elo.low,
+        result.elo.high
+    );
+}
+
+/// Runs `pente arena`.
+pub fn run(args: &ArenaArgs) -> anyhow::Result<ExitCode> {
+    let rules = match Rules::new(args.variant, args.size) {
+        Ok(rules) => rules,
+        Err(error) => return Ok(crate::usage_error(&error)),
+    };
+    let a = PlayerSpec::parse(&args.a).map_err(|e| anyhow::anyhow!("--a: {e}"))?.load()?;
+    let b = PlayerSpec::parse(&args.b).map_err(|e| anyhow::anyhow!("--b: {e}"))?.load()?;
+    let config = ArenaConfig { games: args.games.max(1), rules, opening_plies: args.opening_plies, seed: args.seed };
+    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(u64::from(config.games)) };
+    bar.set_style(
+        ProgressStyle::with_template("arena {bar:30} {pos}/{len} games  eta {eta}").expect("a valid template"),
+    );
+    let result = play_match(&a, &b, &config, args.out.as_deref(), &mut |done, total| {
+        bar.set_length(u64::from(total));
+        bar.set_position(u64::from(done));
+    })?;
+    bar.finish_and_clear();
+    print_match(&result);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,42 @@
+//! Errors of a self-play run.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// Why a self-play run could not start or go on.
+#[derive(Debug, Error)]
+pub enum SelfPlayError {
+    /// A bad config file or setting.
+    #[error("{path}: {message}")]
+    Config {
+        /// The config file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// An output file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The output directory holds something this run cannot continue.
+    #[error("{path}: {message}")]
+    Output {
+        /// The file or directory.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The evaluator could not be built (e.g. a broken model directory).
+    #[error("loading the model: {0}")]
+    Model(String),
+}
+
+/// Wraps an I/O error with its path.
+pub(crate) fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> SelfPlayError + '_ {
+    move |source| SelfPlayError::Io { path: path.to_path_buf(), source }
+}

@@ -1,0 +1,15 @@
+//! Self-play: many games between searches that share batched network calls,
+//! in parallel worker threads, written as `games.csv`, `games.jsonl` and
+//! `samples.bin` in an output directory that a killed run resumes.
+
+mod config;
+mod error;
+mod game;
+mod output;
+mod run;
+
+pub use config::{OpeningConfig, ResignConfig, RulesWeight, SelfPlayConfig};
+pub use error::SelfPlayError;
+pub use game::{FinishedGame, GameInProgress, game_seed};
+pub use output::{CONFIG_FILE, CSV_FILE, JSONL_FILE, Output, SAMPLES_FILE};
+pub use run::{ModelSource, Progress, run};

@@ -1,0 +1,23 @@
+//! Errors of training, arenas and the loop.
+
+use thiserror::Error;
+
+/// Why training, an arena or the loop stopped.
+#[derive(Debug, Error)]
+pub enum TrainError {
+    /// A bad setting.
+    #[error("bad config: {0}")]
+    Config(String),
+    /// Training data that cannot be used.
+    #[error("training data: {0}")]
+    Data(String),
+    /// A model that cannot be loaded or saved.
+    #[error("model: {0}")]
+    Model(String),
+    /// A file that cannot be read or written.
+    #[error("{0}")]
+    Io(String),
+    /// A self-play stage failed.
+    #[error(transparent)]
+    SelfPlay(#[from] pente_selfplay::SelfPlayError),
+}

@@ -1,0 +1,15 @@
+//! Making the network better: training on self-play samples, arenas that
+//! measure strength in Elo, and the loop of self-play, training, evaluation
+//! and promotion.
+
+mod arena;
+mod data;
+mod error;
+mod pipeline;
+mod trainer;
+
+pub use arena::{ArenaConfig, Elo, MatchResult, Player, PlayerKind, PlayerSpec, elo_from_results, play_match};
+pub use data::{ReplayWindow, TrainingPosition, sample_files};
+pub use error::TrainError;
+pub use pipeline::{EloEntry, LoopArena, LoopConfig, LoopEvent, LoopState, NetShape, run_loop};
+pub use trainer::{CHECKPOINT_DIR, METRICS_FILE, METRICS_HEADER, StepReport, TrainConfig, init_model, train};

@@ -1,0 +1,446 @@
+//! The self-improvement loop: self-play with the best network, train a
+//! candidate on the recent samples, play it against the best, promote it if
+//! it wins. Every stage writes under `runs/<name>/` and is skipped when its
+//! output is complete, so a killed loop continues where it was.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use pente_nn::NetConfig;
+use pente_selfplay::{ModelSource, Progress, SelfPlayConfig};
+use serde::{Deserialize, Serialize};
+
+use crate::arena::{ArenaConfig, MatchResult, PlayerKind, PlayerSpec, play_match};
+use crate::error::TrainError;
+use crate::trainer::{StepReport, TrainConfig, init_model, train};
+
+/// The loop's settings (`configs/loop*.toml`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoopConfig {
+    /// Name of the run: its files go to `<runs_dir>/<name>/`.
+    pub name: String,
+    /// Where runs live.
+    #[serde(default = "default_runs_dir")]
+    pub runs_dir: PathBuf,
+    /// Iterations to reach (a rerun with more continues).
+    pub iterations: u32,
+    /// Shape of the first network.
+    pub net: NetShape,
+    /// Self-play of each iteration (`model` is set by the loop).
+    pub selfplay: SelfPlayConfig,
+    /// Training of each iteration (`samples` is set by the loop).
+    pub train: TrainConfig,
+    /// Evaluation of each candidate.
+    pub arena: LoopArena,
+}
+
+fn default_runs_dir() -> PathBuf {
+    PathBuf::from("runs")
+}
+
+/// The first network's shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetShape {
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Channels.
+    pub channels: usize,
+}
+
+impl NetShape {
+    /// The full network config, heads scaled along.
+    #[must_use]
+    pub fn config(&self) -> NetConfig {
+        NetConfig::scaled(self.blocks, self.channels)
+    }
+}
+
+/// How candidates are evaluated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoopArena {
+    /// Games of candidate against best (and against each baseline).
+    pub games: u32,
+    /// Playouts per move of both sides.
+    pub visits: u32,
+    /// Random opening moves of each game pair.
+    #[serde(default = "default_opening_plies")]
+    pub opening_plies: u32,
+    /// The candidate is promoted with at least this score against the best.
+    #[serde(default = "default_promote_score")]
+    pub promote_score: f64,
+    /// Players rated once at the start and at the end: `heuristic`, `uniform`.
+    #[serde(default)]
+    pub baselines: Vec<String>,
+}
+
+fn default_opening_plies() -> u32 {
+    2
+}
+
+fn default_promote_score() -> f64 {
+    0.55
+}
+
+/// Progress of a loop, kept in `loop.json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoopState {
+    /// Iterations completed.
+    pub iteration: u32,
+    /// The best network so far (a directory under `models/`).
+    pub best: PathBuf,
+    /// Its Elo (the first network is 0).
+    pub best_elo: f64,
+    /// Every rated player.
+    pub table: Vec<EloEntry>,
+}
+
+/// One row of the Elo table (`elo.csv`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EloEntry {
+    /// The iteration that produced or rated it.
+    pub iteration: u32,
+    /// The player.
+    pub model: String,
+    /// Elo relative to the first network.
+    pub elo: f64,
+    /// Lower end of the 95 % interval.
+    pub elo_low: f64,
+    /// Upper end of the 95 % interval.
+    pub elo_high: f64,
+    /// Games it was rated from.
+    pub games: u32,
+}
+
+/// What the loop reports as it goes.
+#[derive(Debug, Clone)]
+pub enum LoopEvent<'a> {
+    /// A stage starts.
+    Stage {
+        /// Iteration (1-based; 0 for the initial ratings).
+        iteration: u32,
+        /// `selfplay`, `train`, `arena`, ...
+        stage: &'static str,
+        /// What it is about.
+        detail: String,
+    },
+    /// A self-play game was written.
+    Game(&'a Progress),
+    /// A training step was done.
+    Step(&'a StepReport),
+    /// An arena game finished.
+    ArenaGame {
+        /// Games done.
+        done: u32,
+        /// Games in the match.
+        total: u32,
+    },
+    /// A match ended.
+    Match(&'a MatchResult),
+}
+
+impl LoopConfig {
+    /// Reads a loop config file.
+    ///
+    /// # Errors
+    /// [`TrainError::Config`] naming the file and the problem.
+    pub fn load(path: &Path) -> Result<LoopConfig, TrainError> {
+        let text = std::fs::read_to_string(path).map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))?;
+        let config: LoopConfig =
+            toml::from_str(&text).map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))?;
+        config.check().map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))?;
+        Ok(config)
+    }
+
+    /// Checks the settings.
+    ///
+    /// # Errors
+    /// The first problem found.
+    pub fn check(&self) -> Result<(), String> {
+        if self.name.is_empty() || self.name.contains(['/', '\\']) {
+            return Err("name must be a plain directory name".into());
+        }
+        self.selfplay.check().map_err(|e| format!("selfplay: {e}"))?;
+        self.train.check().map_err(|e| format!("train: {e}"))?;
+        if self.arena.games == 0 || self.arena.visits == 0 {
+            return Err("arena: games and visits must be at least 1".into());
+        }
+        for baseline in &self.arena.baselines {
+            if !matches!(baseline.as_str(), "heuristic" | "uniform") {
+                return Err(format!("arena: unknown baseline `{baseline}` (heuristic or uniform)"));
+            }
+        }
+        if self.net.blocks == 0 || self.net.channels < 4 {
+            return Err("net: at least 1 block and 4 channels".into());
+        }
+        Ok(())
+    }
+
+    /// `<runs_dir>/<name>`.
+    #[must_use]
+    pub fn run_dir(&self) -> PathBuf {
+        self.runs_dir.join(&self.name)
+    }
+
+    /// The rules arenas use: the first of the self-play mix.
+    fn arena_config(&self, seed: u64) -> ArenaConfig {
+        let first = &self.selfplay.rules[0];
+        ArenaConfig {
+            games: self.arena.games,
+            rules: pente_core::Rules::new(first.variant, first.size).expect("checked"),
+            opening_plies: self.arena.opening_plies,
+            seed,
+        }
+    }
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
+    move |e| TrainError::Io(format!("{}: {e}", path.display()))
+}
+
+fn write_atomically(path: &Path, text: &str) -> Result<(), TrainError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(io_error(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_error(path))
+}
+
+fn save_state(dir: &Path, state: &LoopState) -> Result<(), TrainError> {
+    write_atomically(&dir.join("loop.json"), &serde_json::to_string_pretty(state).expect("state serializes"))?;
+    let mut csv = String::from("iteration,model,elo,elo_low,elo_high,games\n");
+    for e in &state.table {
+        csv.push_str(&format!(
+            "{},{},{:.1},{:.1},{:.1},{}\n",
+            e.iteration, e.model, e.elo, e.elo_low, e.elo_high, e.games
+        ));
+    }
+    write_atomically(&dir.join("elo.csv"), &csv)
+}
+
+/// Copies the model files of `from` into `to` (through a temporary directory).
+fn copy_model(from: &Path, to: &Path) -> Result<(), TrainError> {
+    let tmp = to.with_extension("tmp");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(io_error(&tmp))?;
+    for file in [pente_nn::store::WEIGHTS_FILE, pente_nn::store::INFO_FILE, pente_nn::store::SAFETENSORS_FILE] {
+        std::fs::copy(from.join(file), tmp.join(file)).map_err(io_error(&from.join(file)))?;
+    }
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::rename(&tmp, to).map_err(io_error(to))
+}
+
+/// A match whose result is cached in `path` (JSON): played once, read after.
+fn cached_match(
+    path: &Path,
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &ArenaConfig,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<MatchResult, TrainError> {
+    if let Ok(text) = std::fs::read_to_string(path)
+        && let Ok(result) = serde_json::from_str::<MatchResult>(&text)
+    {
+        report(LoopEvent::Match(&result));
+        return Ok(result);
+    }
+    let (a, b) = (a.load()?, b.load()?);
+    let games = path.with_extension("jsonl");
+    let result = play_match(&a, &b, config, Some(&games), &mut |done, total| {
+        report(LoopEvent::ArenaGame { done, total });
+    })?;
+    write_atomically(path, &serde_json::to_string_pretty(&result).expect("result serializes"))?;
+    report(LoopEvent::Match(&result));
+    Ok(result)
+}
+
+/// Runs the loop to `config.iterations`, resuming from `runs/<name>/`.
+/// Returns the final state (with the Elo table).
+///
+/// # Errors
+/// [`TrainError`] from any stage; everything finished before stays.
+pub fn run_loop(config: &LoopConfig, report: &mut dyn FnMut(LoopEvent<'_>)) -> Result<LoopState, TrainError> {
+    config.check().map_err(TrainError::Config)?;
+    let dir = config.run_dir();
+    let models = dir.join("models");
+    std::fs::create_dir_all(&models).map_err(io_error(&models))?;
+    let config_path = dir.join("loop.toml");
+    write_atomically(&config_path, &toml::to_string_pretty(config).expect("config serializes"))?;
+    let state_path = dir.join("loop.json");
+    let mut state: LoopState = match std::fs::read_to_string(&state_path) {
+        Ok(text) => {
+            serde_json::from_str(&text).map_err(|e| TrainError::Io(format!("{}: {e}", state_path.display())))?
+        }
+        Err(_) => LoopState::default(),
+    };
+    let arena_spec =
+        |path: &Path| PlayerSpec { kind: PlayerKind::Model(path.to_path_buf()), visits: config.arena.visits };
+    let initial = models.join(format!("{}-0", config.name));
+
+    if state.iteration == 0 && state.table.is_empty() {
+        report(LoopEvent::Stage { iteration: 0, stage: "init", detail: format!("network {}", initial.display()) });
+        if !initial.join(pente_nn::store::INFO_FILE).is_file() {
+            init_model(&config.net.config(), &format!("{}-0", config.name), config.selfplay.seed, &initial)?;
+        }
+        state.best.clone_from(&initial);
+        state.table.push(EloEntry {
+            iteration: 0,
+            model: format!("{}-0", config.name),
+            elo: 0.0,
+            elo_low: 0.0,
+            elo_high: 0.0,
+            games: 0,
+        });
+        rate_baselines(config, &dir, 0, &initial, 0.0, &mut state, report)?;
+        save_state(&dir, &state)?;
+    }
+
+    while state.iteration < config.iterations {
+        let k = state.iteration + 1;
+        let iter_dir = dir.join(format!("iter-{k:03}"));
+        let id = format!("{}-{k}", config.name);
+
+        report(LoopEvent::Stage {
+            iteration: k,
+            stage: "selfplay",
+            detail: format!("{} games", config.selfplay.games),
+        });
+        let mut selfplay = config.selfplay.clone();
+        selfplay.model = state.best.display().to_string();
+        selfplay.seed = config.selfplay.seed.wrapping_add(u64::from(k));
+        pente_selfplay::run(
+            &selfplay,
+            &iter_dir.join("selfplay"),
+            &ModelSource::Network(state.best.clone()),
+            &mut |p| {
+                report(LoopEvent::Game(p));
+            },
+        )?;
+
+        report(LoopEvent::Stage { iteration: k, stage: "train", detail: format!("{} steps", config.train.steps) });
+        let mut train_config = config.train.clone();
+        // Every iteration's self-play so far; the window keeps the most recent.
+        train_config.samples = (1..=k).map(|i| dir.join(format!("iter-{i:03}")).join("selfplay")).collect();
+        train_config.seed = config.train.seed.wrapping_add(u64::from(k));
+        let candidate = train(&train_config, &iter_dir.join("train"), &state.best, &id, u64::from(k), &mut |s| {
+            report(LoopEvent::Step(s));
+        })?;
+        rebuild_metrics(&dir)?;
+
+        report(LoopEvent::Stage { iteration: k, stage: "arena", detail: format!("{id} against the best") });
+        let arena = config.arena_config(config.selfplay.seed ^ (u64::from(k) << 32));
+        let result = cached_match(
+            &iter_dir.join("arena.json"),
+            &arena_spec(&candidate),
+            &arena_spec(&state.best),
+            &arena,
+            report,
+        )?;
+        if result.score >= config.arena.promote_score {
+            let promoted = models.join(&id);
+            copy_model(&candidate, &promoted)?;
+            state.best = promoted;
+            state.best_elo += result.elo.diff;
+            state.table.push(EloEntry {
+                iteration: k,
+                model: id,
+                elo: state.best_elo,
+                elo_low: state.best_elo - result.elo.diff + result.elo.low,
+                elo_high: state.best_elo - result.elo.diff + result.elo.high,
+                games: result.wins + result.losses + result.draws,
+            });
+        }
+        state.iteration = k;
+        save_state(&dir, &state)?;
+    }
+
+    // The final network against the first, and the baselines again.
+    let last = state.iteration;
+    if state.best != initial && !state.table.iter().any(|e| e.iteration == last && e.model.ends_with("(final)")) {
+        report(LoopEvent::Stage {
+            iteration: last,
+            stage: "final",
+            detail: "the best network against the first".into(),
+        });
+        let arena = config.arena_config(config.selfplay.seed ^ 0xF1F1);
+        let result = cached_match(
+            &dir.join(format!("final-{last:03}.json")),
+            &arena_spec(&state.best),
+            &arena_spec(&initial),
+            &arena,
+            report,
+        )?;
+        let name = state.best.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        state.table.push(EloEntry {
+            iteration: last,
+            model: format!("{name} (final)"),
+            elo: result.elo.diff,
+            elo_low: result.elo.low,
+            elo_high: result.elo.high,
+            games: result.wins + result.losses + result.draws,
+        });
+        let best = state.best.clone();
+        rate_baselines(config, &dir, last, &best, state.best_elo, &mut state, report)?;
+        save_state(&dir, &state)?;
+    }
+    Ok(state)
+}
+
+/// Rates each baseline by a match against `model` (rated `model_elo`).
+fn rate_baselines(
+    config: &LoopConfig,
+    dir: &Path,
+    iteration: u32,
+    model: &Path,
+    model_elo: f64,
+    state: &mut LoopState,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<(), TrainError> {
+    for baseline in &config.arena.baselines {
+        report(LoopEvent::Stage {
+            iteration,
+            stage: "baseline",
+            detail: format!("{baseline} against {}", model.display()),
+        });
+        let spec = PlayerSpec::parse(&format!("{baseline}@{}", config.arena.visits)).map_err(TrainError::Config)?;
+        let network = PlayerSpec { kind: PlayerKind::Model(model.to_path_buf()), visits: config.arena.visits };
+        let arena = config.arena_config(config.selfplay.seed ^ 0xBA5E ^ u64::from(iteration));
+        let path = dir.join(format!("baseline-{baseline}-{iteration:03}.json"));
+        let result = cached_match(&path, &spec, &network, &arena, report)?;
+        state.table.push(EloEntry {
+            iteration,
+            model: format!("{baseline}@{}", config.arena.visits),
+            elo: model_elo + result.elo.diff,
+            elo_low: model_elo + result.elo.low,
+            elo_high: model_elo + result.elo.high,
+            games: result.wins + result.losses + result.draws,
+        });
+    }
+    Ok(())
+}
+
+/// Rebuilds the run's `metrics.csv` from every iteration's own file, so a
+/// rerun does not duplicate rows.
+fn rebuild_metrics(dir: &Path) -> Result<(), TrainError> {
+    let mut rows = String::from(crate::trainer::METRICS_HEADER);
+    rows.push('\n');
+    let mut iterations: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io_error(dir))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("train").join(crate::trainer::METRICS_FILE).is_file())
+        .collect();
+    iterations.sort();
+    for iteration in iterations {
+        let path = iteration.join("train").join(crate::trainer::METRICS_FILE);
+        let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
+        for line in text.lines().skip(1) {
+            rows.push_str(line);
+            rows.push('\n');
+        }
+    }
+    let path = dir.join(crate::trainer::METRICS_FILE);
+    let tmp = path.with_extension("tmp");
+    let mut file = std::fs::File::create(&tmp).map_err(io_error(&tmp))?;
+    file.write_all(rows.as_bytes()).map_err(io_error(&tmp))?;
+    std::fs::rename(&tmp, &path).map_err(io_error(&path))
+}

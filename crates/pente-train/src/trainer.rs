@@ -1,0 +1,313 @@
+//! The training loop: batches from the replay window, policy cross-entropy
+//! plus value loss, Adam with a warm-up and cosine learning-rate schedule,
+//! atomic checkpoints and a metrics CSV. A run resumes from its checkpoint.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use burn::module::Module;
+use burn::optim::decay::WeightDecayConfig;
+use burn::optim::{AdamConfig, GradientsParams};
+use pente_nn::training::{Batch, Example, losses};
+use pente_nn::{ModelInfo, NetConfig, PenteNet, store};
+use serde::{Deserialize, Serialize};
+
+use crate::data::{ReplayWindow, batch_rng, sample_files};
+use crate::error::TrainError;
+
+/// Training settings (the `[train]` table of the loop config, or `train.toml`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainConfig {
+    /// `samples.bin` files, or directories holding them (searched one level deep).
+    #[serde(default)]
+    pub samples: Vec<PathBuf>,
+    /// Most recent samples to draw batches from.
+    #[serde(default = "default_window")]
+    pub window: usize,
+    /// Positions per step.
+    #[serde(default = "default_batch_size")]
+    pub batch_size: usize,
+    /// Optimizer steps of this run.
+    pub steps: u64,
+    /// Peak learning rate.
+    #[serde(default = "default_learning_rate")]
+    pub learning_rate: f64,
+    /// Steps of linear warm-up to the peak.
+    #[serde(default)]
+    pub warmup_steps: u64,
+    /// The learning rate at the last step, as a fraction of the peak (cosine decay).
+    #[serde(default = "default_final_fraction")]
+    pub final_fraction: f64,
+    /// L2 weight decay.
+    #[serde(default = "default_weight_decay")]
+    pub weight_decay: f32,
+    /// Weight of the value loss against the policy loss.
+    #[serde(default = "default_value_weight")]
+    pub value_weight: f64,
+    /// Random 8-fold symmetry augmentation.
+    #[serde(default = "default_true")]
+    pub symmetries: bool,
+    /// Steps between checkpoints.
+    #[serde(default = "default_checkpoint_every")]
+    pub checkpoint_every: u64,
+    /// Seed of the batch draws.
+    #[serde(default)]
+    pub seed: u64,
+}
+
+fn default_window() -> usize {
+    250_000
+}
+fn default_batch_size() -> usize {
+    128
+}
+fn default_learning_rate() -> f64 {
+    1e-3
+}
+fn default_final_fraction() -> f64 {
+    0.1
+}
+fn default_weight_decay() -> f32 {
+    1e-4
+}
+fn default_value_weight() -> f64 {
+    1.0
+}
+fn default_true() -> bool {
+    true
+}
+fn default_checkpoint_every() -> u64 {
+    50
+}
+
+impl TrainConfig {
+    /// Checks values the types allow but training does not.
+    ///
+    /// # Errors
+    /// The first setting out of range.
+    pub fn check(&self) -> Result<(), String> {
+        if self.batch_size == 0 || self.window == 0 || self.checkpoint_every == 0 {
+            return Err("batch_size, window and checkpoint_every must be at least 1".into());
+        }
+        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
+            return Err("learning_rate must be positive".into());
+        }
+        if !(0.0..=1.0).contains(&self.final_fraction) {
+            return Err("final_fraction must be between 0 and 1".into());
+        }
+        Ok(())
+    }
+
+    /// The learning rate at `step` (0-based): linear warm-up, then cosine
+    /// decay to `final_fraction` of the peak at the last step.
+    #[must_use]
+    pub fn learning_rate_at(&self, step: u64) -> f64 {
+        if step < self.warmup_steps {
+            return self.learning_rate * (step + 1) as f64 / self.warmup_steps as f64;
+        }
+        let span = self.steps.saturating_sub(self.warmup_steps).max(1) as f64;
+        let t = ((step - self.warmup_steps) as f64 / span).min(1.0);
+        let floor = self.final_fraction * self.learning_rate;
+        floor + (self.learning_rate - floor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
+    }
+}
+
+/// Where a training run keeps its state.
+pub const CHECKPOINT_DIR: &str = "checkpoint";
+/// The optimizer state inside the checkpoint.
+const OPTIMIZER_FILE: &str = "optimizer.bpk";
+/// Progress of the run inside the checkpoint.
+const STATE_FILE: &str = "trainer.json";
+/// Metrics, one row per logged step.
+pub const METRICS_FILE: &str = "metrics.csv";
+/// Columns of [`METRICS_FILE`].
+pub const METRICS_HEADER: &str = "iteration,step,samples,policy_loss,value_loss,learning_rate,samples_per_second";
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct TrainerState {
+    step: u64,
+    samples: u64,
+}
+
+/// What one logged step reports.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepReport {
+    /// Steps done.
+    pub step: u64,
+    /// Steps the run will do.
+    pub steps: u64,
+    /// Positions trained on in this run.
+    pub samples: u64,
+    /// Policy cross-entropy of the step's batch.
+    pub policy_loss: f32,
+    /// Value cross-entropy of the step's batch.
+    pub value_loss: f32,
+    /// Learning rate of the step.
+    pub learning_rate: f64,
+    /// Training speed since the run (re)started.
+    pub samples_per_second: f64,
+}
+
+/// Trains into `out`, starting from `start` (a model directory), or
+/// resuming from `out/checkpoint` when it exists. The trained model ends in
+/// `out/checkpoint` with id `id`. `iteration` labels the metrics rows.
+///
+/// # Errors
+/// [`TrainError`] for unreadable samples, a model that does not load or a
+/// checkpoint that cannot be written.
+pub fn train(
+    config: &TrainConfig,
+    out: &Path,
+    start: &Path,
+    id: &str,
+    iteration: u64,
+    on_step: &mut dyn FnMut(&StepReport),
+) -> Result<PathBuf, TrainError> {
+    config.check().map_err(TrainError::Config)?;
+    std::fs::create_dir_all(out).map_err(|e| TrainError::Io(format!("{}: {e}", out.display())))?;
+    let checkpoint = out.join(CHECKPOINT_DIR);
+    // A kill between the two renames of a checkpoint swap leaves only the old one.
+    let old = checkpoint.with_extension("old");
+    if !checkpoint.exists() && old.join(STATE_FILE).is_file() {
+        std::fs::rename(&old, &checkpoint).map_err(|e| TrainError::Io(format!("{}: {e}", old.display())))?;
+    }
+    let device = pente_nn::cpu().autodiff();
+    let resuming = checkpoint.join(STATE_FILE).is_file();
+    let from = if resuming { checkpoint.as_path() } else { start };
+    let (mut model, mut info) = store::load(from, &device).map_err(|e| TrainError::Model(e.to_string()))?;
+    let mut state = if resuming {
+        let path = checkpoint.join(STATE_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))?;
+        serde_json::from_str(&text).map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))?
+    } else {
+        info.parent = Some(info.id.clone());
+        TrainerState { step: 0, samples: 0 }
+    };
+    info.id = id.to_string();
+    let mut optimizer =
+        AdamConfig::new().with_weight_decay(Some(WeightDecayConfig { penalty: config.weight_decay })).init();
+    let optimizer_path = checkpoint.join(OPTIMIZER_FILE);
+    if resuming && optimizer_path.is_file() {
+        optimizer = optimizer
+            .load(&optimizer_path)
+            .map_err(|e| TrainError::Model(format!("{}: {e}", optimizer_path.display())))?;
+    }
+    if state.step >= config.steps {
+        return Ok(checkpoint);
+    }
+    let files = sample_files(&config.samples)?;
+    let window = ReplayWindow::load(&files, config.window)?;
+    let metrics_path = out.join(METRICS_FILE);
+    let mut metrics = open_metrics(&metrics_path, iteration, state.step)?;
+    let started = Instant::now();
+    let mut trained_here = 0u64;
+    while state.step < config.steps {
+        let mut rng = batch_rng(config.seed, state.step);
+        let positions = window.batch(config.batch_size, config.symmetries, &mut rng);
+        let examples: Vec<Example<'_>> =
+            positions.iter().map(|p| Example { position: &p.position, policy: &p.policy, result: p.result }).collect();
+        let batch = Batch::new(&examples, &device);
+        let parts = losses(&model, &batch);
+        let loss = parts.total(config.value_weight);
+        let learning_rate = config.learning_rate_at(state.step);
+        let grads = GradientsParams::from_grads(loss.backward(), &model);
+        model = optimizer.step(learning_rate, model, grads);
+        state.step += 1;
+        state.samples += config.batch_size as u64;
+        trained_here += config.batch_size as u64;
+        let report = StepReport {
+            step: state.step,
+            steps: config.steps,
+            samples: state.samples,
+            policy_loss: parts.policy.into_scalar::<f32>(),
+            value_loss: parts.value.into_scalar::<f32>(),
+            learning_rate,
+            samples_per_second: trained_here as f64 / started.elapsed().as_secs_f64(),
+        };
+        writeln!(
+            metrics,
+            "{iteration},{},{},{:.5},{:.5},{:.3e},{:.1}",
+            report.step,
+            report.samples,
+            report.policy_loss,
+            report.value_loss,
+            report.learning_rate,
+            report.samples_per_second
+        )
+        .and_then(|()| metrics.flush())
+        .map_err(|e| TrainError::Io(format!("{}: {e}", metrics_path.display())))?;
+        on_step(&report);
+        if state.step % config.checkpoint_every == 0 || state.step == config.steps {
+            info.samples_trained += trained_here;
+            trained_here = 0;
+            save_checkpoint(&model, &info, &optimizer, state, &checkpoint)?;
+        }
+    }
+    Ok(checkpoint)
+}
+
+/// Opens the metrics file for appending, first dropping rows of this
+/// iteration past `step` (steps after the last checkpoint, done again now).
+fn open_metrics(path: &Path, iteration: u64, step: u64) -> Result<std::fs::File, TrainError> {
+    let io = |e: std::io::Error| TrainError::Io(format!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut kept = String::from(METRICS_HEADER);
+    kept.push('\n');
+    for line in text.lines().skip(1).filter(|l| l.ends_with(|c: char| c.is_ascii_digit())) {
+        let mut fields = line.split(',');
+        let row_iteration = fields.next().and_then(|f| f.parse::<u64>().ok());
+        let row_step = fields.next().and_then(|f| f.parse::<u64>().ok());
+        if row_iteration != Some(iteration) || row_step.is_some_and(|s| s <= step) {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    let tmp = path.with_extension("csv.tmp");
+    std::fs::write(&tmp, kept).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)?;
+    std::fs::OpenOptions::new().append(true).open(path).map_err(io)
+}
+
+/// Writes the model, optimizer and progress into a fresh directory and
+/// swaps it in for the old checkpoint, so a kill leaves one whole checkpoint.
+fn save_checkpoint(
+    model: &PenteNet,
+    info: &ModelInfo,
+    optimizer: &burn::optim::ModuleOptimizer,
+    state: TrainerState,
+    checkpoint: &Path,
+) -> Result<(), TrainError> {
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |e: std::io::Error| TrainError::Io(format!("{path}: {e}"))
+    };
+    let fresh = checkpoint.with_extension("new");
+    let old = checkpoint.with_extension("old");
+    let _ = std::fs::remove_dir_all(&fresh);
+    store::save(&model.valid(), info, &fresh).map_err(|e| TrainError::Model(e.to_string()))?;
+    optimizer
+        .save(fresh.join(OPTIMIZER_FILE))
+        .map_err(|e| TrainError::Model(format!("{}: {e}", fresh.join(OPTIMIZER_FILE).display())))?;
+    std::fs::write(fresh.join(STATE_FILE), serde_json::to_string(&state).expect("state serializes"))
+        .map_err(io(&fresh.join(STATE_FILE)))?;
+    let _ = std::fs::remove_dir_all(&old);
+    if checkpoint.exists() {
+        std::fs::rename(checkpoint, &old).map_err(io(checkpoint))?;
+    }
+    std::fs::rename(&fresh, checkpoint).map_err(io(checkpoint))?;
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(())
+}
+
+/// Creates a fresh network of `net`'s shape in `dir` (the start of a loop).
+///
+/// # Errors
+/// [`TrainError::Model`] if it cannot be written.
+pub fn init_model(net: &NetConfig, id: &str, seed: u64, dir: &Path) -> Result<(), TrainError> {
+    let device = pente_nn::cpu();
+    device.seed(seed);
+    let model = net.init(&device);
+    store::save(&model, &ModelInfo::new(id, net.clone()), dir).map_err(|e| TrainError::Model(e.to_string()))
+}
