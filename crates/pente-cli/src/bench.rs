@@ -24,6 +24,12 @@ pub enum BenchCommand {
     /// Search speed: playouts per second with a free evaluator, and the share
     /// of time spent outside the network when many games share its calls.
     Search(SearchBenchArgs),
+    /// Reading speed of a training samples file: decoding, and rebuilding
+    /// the positions as the trainer does.
+    Samples {
+        /// A samples.bin file.
+        file: PathBuf,
+    },
 }
 
 /// Arguments of `pente bench nn`.
@@ -98,6 +104,7 @@ pub fn run(command: &BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Rules(args) => bench_rules(args),
         BenchCommand::Nn(args) => bench_nn(args),
         BenchCommand::Search(args) => bench_search(args),
+        BenchCommand::Samples { file } => bench_samples(file),
     }
 }
 
@@ -327,4 +334,42 @@ fn rayon_threads() -> usize {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn bench_samples(file: &std::path::Path) -> anyhow::Result<ExitCode> {
+    use anyhow::Context;
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let start = Instant::now();
+    let games = pente_records::SamplesReader::new(&bytes[..])
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(|| format!("decoding {}", file.display()))?;
+    let decode = start.elapsed().as_secs_f64();
+    let samples: usize = games.iter().map(|g| g.samples.len()).sum();
+    println!(
+        "{}: {} games, {samples} samples, {:.1} MB ({:.1} bytes/sample)",
+        file.display(),
+        games.len(),
+        bytes.len() as f64 / 1e6,
+        bytes.len() as f64 / samples.max(1) as f64
+    );
+    println!(
+        "decode: {:.3} s = {:.0} samples/s, {:.0} MB/s",
+        decode,
+        samples as f64 / decode,
+        bytes.len() as f64 / 1e6 / decode
+    );
+    // The trainer rebuilds each sampled position by replaying its game's moves.
+    let start = Instant::now();
+    let mut stones = 0usize;
+    for game in &games {
+        for sample in &game.samples {
+            let replayed = pente_core::Game::from_moves(game.rules, game.moves[..sample.ply as usize].iter().copied())
+                .with_context(|| format!("game {} does not replay", game.game_id))?;
+            stones += replayed.position().empty_count();
+        }
+    }
+    let replay = start.elapsed().as_secs_f64();
+    std::hint::black_box(stones);
+    println!("rebuild positions: {replay:.3} s = {:.0} samples/s", samples as f64 / replay);
+    Ok(ExitCode::SUCCESS)
 }

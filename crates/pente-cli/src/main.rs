@@ -9,8 +9,10 @@ mod model;
 mod output;
 mod play;
 mod player;
+mod plot;
 mod replay;
 mod selfplay;
+mod stats;
 mod train;
 mod validate;
 
@@ -52,6 +54,11 @@ enum Command {
     /// Measure the speed of a component.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Win statistics of game files: overall, per opening, or the next moves from a position.
+    Stats(stats::StatsArgs),
+    /// Draw PNG pictures: next-move heatmaps on the board, training curves.
+    #[command(subcommand)]
+    Plot(plot::PlotCommand),
 }
 
 fn main() -> ExitCode {
@@ -68,6 +75,8 @@ fn main() -> ExitCode {
         Command::Loop(args) => improve::run(args),
         Command::Model(command) => model::run(command),
         Command::Bench(command) => bench::run(command),
+        Command::Stats(args) => stats::run(args),
+        Command::Plot(command) => plot::run(command),
     };
     match result {
         Ok(code) => code,

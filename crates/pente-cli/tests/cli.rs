@@ -204,3 +204,42 @@ fn validate_reads_self_play_datasets() {
     assert!(stdout.contains("total: 8 games: 6 valid, 2 invalid"), "{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn selfplay_killed_with_sigkill_resumes_to_complete_valid_files() {
+    let dir = std::env::temp_dir().join(format!("pente-cli-selfplay-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("selfplay.toml");
+    std::fs::write(
+        &config,
+        "games = 120\nseed = 3\nthreads = 2\ngames_in_flight = 4\nmodel = \"heuristic\"\n\
+         [[rules]]\nvariant = \"pente\"\nsize = 9\n[search]\nvisits = 8\nnoise = true\n",
+    )
+    .unwrap();
+    let out = dir.join("run");
+    let args = ["selfplay", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pente")).args(args).stdout(Stdio::null()).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let _ = child.kill(); // SIGKILL
+    let status = child.wait().unwrap();
+    let csv_rows = |path: &std::path::Path| std::fs::read_to_string(path).unwrap_or_default().lines().count();
+    if !status.success() {
+        // Killed: whatever is there is a prefix of complete games.
+        assert!(csv_rows(&out.join("games.csv")) <= 121);
+    }
+    let rerun = pente(&args);
+    assert!(rerun.status.success(), "{}", String::from_utf8_lossy(&rerun.stderr));
+    assert!(String::from_utf8_lossy(&rerun.stdout).contains("120 games"));
+    assert_eq!(csv_rows(&out.join("games.csv")), 121, "header and 120 games");
+    let validate =
+        pente(&["validate", out.join("games.csv").to_str().unwrap(), out.join("games.jsonl").to_str().unwrap()]);
+    assert!(validate.status.success(), "{}", String::from_utf8_lossy(&validate.stdout));
+    let samples = pente(&["bench", "samples", out.join("samples.bin").to_str().unwrap()]);
+    assert!(
+        String::from_utf8_lossy(&samples.stdout).contains("120 games"),
+        "{}",
+        String::from_utf8_lossy(&samples.stdout)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,156 @@
+//! `pente plot`: PNG pictures of next-move statistics on the board and of a
+//! training run's curves. The drawing lives in `pente_analysis::plot`.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Subcommand;
+use pente_analysis::plot::{BoardMap, write_heatmaps, write_training_curves};
+use pente_analysis::training::{losses_by_iteration, read_elo, read_metrics};
+use pente_analysis::{Stats, StatsOptions};
+use pente_core::{Point, Rules, Variant, format_move_list, parse_move_list};
+
+/// `pente plot` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum PlotCommand {
+    /// Heatmaps of the next moves from a position: how often each was
+    /// played and how the player who played it scored. Without --moves:
+    /// Black's reply to the centre stone, and White's (restricted) third
+    /// move after the most played reply.
+    Heatmap(HeatmapArgs),
+    /// Loss and Elo by iteration from a training run directory
+    /// (runs/<name>/metrics.csv and elo.csv).
+    Training(TrainingArgs),
+}
+
+/// Arguments of `pente plot heatmap`.
+#[derive(Debug, clap::Args)]
+pub struct HeatmapArgs {
+    /// Game files: games.csv, games.jsonl or pente.org PGN.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The position, e.g. "K10 L9" (default: the centre stone, then the
+    /// centre stone and its most played reply).
+    #[arg(long, value_name = "MOVES")]
+    pub moves: Option<String>,
+    /// The PNG to write: one row of two boards per position.
+    #[arg(long, default_value = "heatmap.png")]
+    pub out: PathBuf,
+    /// Variant of the games to count.
+    #[arg(long, default_value = "pente")]
+    pub variant: Variant,
+    /// Board size of the games to count.
+    #[arg(long, default_value_t = 19)]
+    pub size: u8,
+    /// Show a score only for moves played in at least N games.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub min_games: u64,
+    /// Match the position by its stones, whatever their order.
+    #[arg(long)]
+    pub merge_transpositions: bool,
+    /// Skip bad records, reporting each on stderr, instead of stopping at the first.
+    #[arg(long)]
+    pub skip_bad: bool,
+}
+
+/// Arguments of `pente plot training`.
+#[derive(Debug, clap::Args)]
+pub struct TrainingArgs {
+    /// The run directory, holding metrics.csv (iteration,step,samples,
+    /// policy_loss,value_loss,learning_rate,samples_per_second) and, if the
+    /// run rated its models, elo.csv (iteration,model,elo,elo_low,elo_high,games).
+    #[arg(value_name = "RUN_DIR")]
+    pub run: PathBuf,
+    /// The PNG to write.
+    #[arg(long, default_value = "curves.png")]
+    pub out: PathBuf,
+}
+
+/// Runs `pente plot`.
+///
+/// # Errors
+/// Unreadable or bad input, or a picture that cannot be written.
+pub fn run(command: &PlotCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        PlotCommand::Heatmap(args) => heatmap(args),
+        PlotCommand::Training(args) => training(args),
+    }
+}
+
+fn heatmap(args: &HeatmapArgs) -> anyhow::Result<ExitCode> {
+    let rules = match Rules::new(args.variant, args.size) {
+        Ok(rules) => rules,
+        Err(error) => return Ok(crate::usage_error(&format!("--variant/--size: {error}"))),
+    };
+    let given = match args.moves.as_deref().map(parse_move_list).transpose() {
+        Ok(moves) => moves,
+        Err(error) => return Ok(crate::usage_error(&format!("--moves: {error}"))),
+    };
+    let first = given.clone().unwrap_or_else(|| vec![rules.centre()]);
+    let mut maps = vec![match board_map(args, rules, &first)? {
+        Ok(map) => map,
+        Err(error) => return Ok(crate::usage_error(&format!("--moves: {error}"))),
+    }];
+    if given.is_none()
+        && let Some(reply) = maps[0].most_played()
+    {
+        let second = vec![rules.centre(), reply];
+        match board_map(args, rules, &second)? {
+            Ok(map) => maps.push(map),
+            Err(error) => anyhow::bail!("after {}: {error}", format_move_list(&second, false)),
+        }
+    }
+    write_heatmaps(&maps, args.min_games, &args.out)?;
+    let positions: Vec<String> = maps
+        .iter()
+        .map(|m| {
+            let after = if m.moves.is_empty() { "the start".to_string() } else { format_move_list(&m.moves, false) };
+            format!("after {after}: {} games went on", m.games)
+        })
+        .collect();
+    say(&format!("wrote {} ({rules}; {})", args.out.display(), positions.join("; ")))
+}
+
+/// Counts the next moves from `moves` over the files. The outer error is
+/// bad input; the inner one, moves that do not replay.
+fn board_map(args: &HeatmapArgs, rules: Rules, moves: &[Point]) -> anyhow::Result<Result<BoardMap, String>> {
+    let mut stats = Stats::new(StatsOptions {
+        depth: 0,
+        merge_transpositions: args.merge_transpositions,
+        moves: Some(moves.to_vec()),
+        variant: Some(rules.variant()),
+        size: Some(rules.size()),
+    });
+    stats.read_files(&args.files, args.skip_bad, |error| {
+        let _ = writeln!(io::stderr(), "{error} (skipped)");
+    })?;
+    Ok(BoardMap::new(&stats, rules, moves))
+}
+
+fn training(args: &TrainingArgs) -> anyhow::Result<ExitCode> {
+    let metrics_path = args.run.join("metrics.csv");
+    let elo_path = args.run.join("elo.csv");
+    if !metrics_path.is_file() && !elo_path.is_file() {
+        anyhow::bail!("{}: no metrics.csv or elo.csv (is this a training run directory?)", args.run.display());
+    }
+    let losses = if metrics_path.is_file() { losses_by_iteration(&read_metrics(&metrics_path)?) } else { Vec::new() };
+    let elo = if elo_path.is_file() { read_elo(&elo_path)? } else { Vec::new() };
+    let title = format!("Training run {}", run_name(&args.run));
+    write_training_curves(&losses, &elo, &title, &args.out)
+        .with_context(|| format!("plotting {}", args.run.display()))?;
+    say(&format!("wrote {} ({} iterations with losses, {} ratings)", args.out.display(), losses.len(), elo.len()))
+}
+
+/// The run's directory name, for the title.
+fn run_name(run: &Path) -> String {
+    let absolute = run.canonicalize().unwrap_or_else(|_| run.to_path_buf());
+    absolute.file_name().map_or_else(|| run.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Prints one line on stdout.
+fn say(line: &str) -> anyhow::Result<ExitCode> {
+    writeln!(io::stdout(), "{line}").context("writing to stdout")?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,61 @@
+//! Every shipped config parses, and the CI loop runs end to end.
+
+use std::path::Path;
+
+use pente_train::{LoopConfig, TrainConfig, run_loop};
+
+fn configs() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs")
+}
+
+#[test]
+fn shipped_configs_parse() {
+    for name in ["loop-quick.toml", "loop-ci.toml", "loop.toml"] {
+        let path = configs().join(name);
+        if path.exists() || name != "loop.toml" {
+            LoopConfig::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+    let text = std::fs::read_to_string(configs().join("train.toml")).unwrap();
+    let train: TrainConfig = toml::from_str(&text).unwrap();
+    train.check().unwrap();
+    // A typo is an error naming the key.
+    let error = toml::from_str::<TrainConfig>(&(text + "\nlearning_rte = 1.0\n")).unwrap_err().to_string();
+    assert!(error.contains("learning_rte"), "{error}");
+}
+
+#[test]
+fn the_ci_loop_runs_and_resumes() {
+    let mut config = LoopConfig::load(&configs().join("loop-ci.toml")).unwrap();
+    let runs = std::env::temp_dir().join(format!("pente-train-loop-{}", std::process::id()));
+    config.runs_dir = runs.clone();
+    let mut stages = Vec::new();
+    let state = run_loop(&config, &mut |event| {
+        if let pente_train::LoopEvent::Stage { stage, .. } = event {
+            stages.push(stage);
+        }
+    })
+    .unwrap();
+    assert_eq!(state.iteration, 1);
+    assert!(stages.contains(&"selfplay") && stages.contains(&"train") && stages.contains(&"arena"));
+    let dir = config.run_dir();
+    for file in ["loop.json", "elo.csv", "metrics.csv", "iter-001/selfplay/samples.bin", "iter-001/arena.json"] {
+        assert!(dir.join(file).is_file(), "{file}");
+    }
+    let metrics = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
+    assert_eq!(metrics.lines().count(), 21, "header and 20 steps");
+    let elo = std::fs::read_to_string(dir.join("elo.csv")).unwrap();
+    assert!(elo.starts_with("iteration,model,elo,elo_low,elo_high,games\n"));
+    assert!(elo.contains("ci-0") && elo.contains("uniform@8"));
+    // Run again: everything is done, nothing is redone.
+    let mut again = Vec::new();
+    let second = run_loop(&config, &mut |event| {
+        if let pente_train::LoopEvent::Stage { stage, .. } = event {
+            again.push(stage);
+        }
+    })
+    .unwrap();
+    assert_eq!(second.iteration, 1);
+    assert!(!again.contains(&"selfplay") && !again.contains(&"train"), "{again:?}");
+    std::fs::remove_dir_all(runs).unwrap();
+}
