@@ -27,6 +27,11 @@ pub struct LoopConfig {
     pub iterations: u32,
     /// Shape of the first network.
     pub net: NetShape,
+    /// Who plays self-play until a first network is promoted: `heuristic`
+    /// (a teacher, so the first samples carry tactics) or, when unset, the
+    /// random first network itself (pure self-play from zero).
+    #[serde(default)]
+    pub bootstrap: Option<String>,
     /// Self-play of each iteration (`model` is set by the loop).
     pub selfplay: SelfPlayConfig,
     /// Training of each iteration (`samples` is set by the loop).
@@ -172,6 +177,11 @@ impl LoopConfig {
                 return Err(format!("arena: unknown baseline `{baseline}` (heuristic or uniform)"));
             }
         }
+        if let Some(teacher) = &self.bootstrap
+            && !matches!(teacher.as_str(), "heuristic" | "uniform")
+        {
+            return Err(format!("bootstrap: `{teacher}` is not heuristic or uniform"));
+        }
         if self.net.blocks == 0 || self.net.channels < 4 {
             return Err("net: at least 1 block and 4 channels".into());
         }
@@ -306,16 +316,18 @@ pub fn run_loop(config: &LoopConfig, report: &mut dyn FnMut(LoopEvent<'_>)) -> R
             detail: format!("{} games", config.selfplay.games),
         });
         let mut selfplay = config.selfplay.clone();
-        selfplay.model = state.best.display().to_string();
+        let source = match (&config.bootstrap, state.best == initial) {
+            (Some(teacher), true) => ModelSource::parse(teacher),
+            _ => ModelSource::Network(state.best.clone()),
+        };
+        selfplay.model = match &source {
+            ModelSource::Network(dir) => dir.display().to_string(),
+            _ => config.bootstrap.clone().unwrap_or_default(),
+        };
         selfplay.seed = config.selfplay.seed.wrapping_add(u64::from(k));
-        pente_selfplay::run(
-            &selfplay,
-            &iter_dir.join("selfplay"),
-            &ModelSource::Network(state.best.clone()),
-            &mut |p| {
-                report(LoopEvent::Game(p));
-            },
-        )?;
+        pente_selfplay::run(&selfplay, &iter_dir.join("selfplay"), &source, &mut |p| {
+            report(LoopEvent::Game(p));
+        })?;
 
         report(LoopEvent::Stage { iteration: k, stage: "train", detail: format!("{} steps", config.train.steps) });
         let mut train_config = config.train.clone();
