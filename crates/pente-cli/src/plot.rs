@@ -45,7 +45,7 @@ pub struct HeatmapArgs {
     #[arg(long, default_value_t = 19)]
     pub size: u8,
     /// Show a score only for moves played in at least N games.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 3, value_name = "N")]
     pub min_games: u64,
     /// Match the position by its stones, whatever their order.
     #[arg(long)]

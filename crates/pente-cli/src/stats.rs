@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use pente_analysis::{Format, ReportOptions, SortKey, Stats, StatsOptions};
-use pente_core::{Variant, parse_move_list};
+use pente_core::{MAX_SIZE, Variant, parse_move_list};
 
 /// Arguments of `pente stats`.
 #[derive(Debug, clap::Args)]
@@ -69,6 +69,12 @@ pub fn run(args: &StatsArgs) -> anyhow::Result<ExitCode> {
         Ok(moves) => moves,
         Err(error) => return Ok(crate::usage_error(&format!("--moves: {error}"))),
     };
+    // A point no board of the games has would silently match nothing.
+    let side = args.size.unwrap_or(MAX_SIZE);
+    if let Some((ply, point)) = moves.iter().flatten().enumerate().find(|(_, p)| p.x() >= side || p.y() >= side) {
+        let error = format!("--moves: move {}: {point} is off the {side}x{side} board", ply + 1);
+        return Ok(crate::usage_error(&error));
+    }
     let options = StatsOptions {
         depth: args.depth,
         merge_transpositions: args.merge_transpositions,

@@ -243,3 +243,102 @@ fn selfplay_killed_with_sigkill_resumes_to_complete_valid_files() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A file of the committed sample data.
+fn sample(path: &str) -> String {
+    format!("{}/../../data/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn stats_counts_mixed_inputs_as_json_csv_and_tables() {
+    let (csv, jsonl) = (sample("sample-selfplay/games.csv"), sample("sample-selfplay/games.jsonl"));
+    let out = pente(&["stats", &csv, &jsonl, "--format", "json", "--top", "0"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out);
+    let games = v["games_read"].as_u64().unwrap();
+    assert_eq!(games % 2, 0, "the CSV and the JSONL hold the same games");
+    let all = &v["overall"][0];
+    assert_eq!(all["rules"], "all");
+    assert_eq!(all["games"].as_u64(), Some(games));
+    let sum = ["white", "black", "draws"].iter().map(|k| all[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum, games);
+    let openings = v["openings"].as_array().unwrap();
+    assert_eq!(openings.len() as u64, v["opening_count"].as_u64().unwrap());
+    assert!(openings.iter().all(|o| o["games"].as_u64().unwrap() % 2 == 0), "each game counted twice");
+
+    let out = pente(&["stats", &csv, "--format", "csv", "--moves", "K10", "--top", "3"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("section,rules,key,games,white,black,draws,"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("next,pente,")).count(), 3, "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("position,pente,K10,")).count(), 1, "{text}");
+
+    let out = pente(&["stats", &csv, "--depth", "2", "--sort", "name", "--min-games", "5"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("White ") && text.contains(" %)   Black "), "{text}");
+    assert!(text.contains("Openings: first 2 moves, mirror images merged"), "{text}");
+}
+
+#[test]
+fn stats_names_the_file_and_line_of_a_bad_record() {
+    let dir = std::env::temp_dir().join(format!("pente-cli-stats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.csv");
+    let mut lines: Vec<String> = std::fs::read_to_string(sample("sample-selfplay/games.csv"))
+        .unwrap()
+        .lines()
+        .take(5)
+        .map(String::from)
+        .collect();
+    lines[2] = lines[2].replacen(",pente,", ",pentagon,", 1);
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let path = bad.to_str().unwrap();
+
+    let out = pente(&["stats", path]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "no partial statistics");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.starts_with(&format!("error: {path}:3: column `variant`: `pentagon`")), "{stderr}");
+
+    let out = pente(&["stats", path, "--skip-bad", "--format", "json"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with(&format!("{path}:3: skipped: column `variant`")));
+    let v = json(&out);
+    assert_eq!((v["skipped"].as_u64(), v["games_counted"].as_u64()), (Some(1), Some(3)));
+
+    for (moves, message) in [("K10 Q", "--moves: move 2"), ("K10 X9", "move 2: X9 is off the 19x19 board")] {
+        let out = pente(&["stats", path, "--moves", moves]);
+        assert_eq!(out.status.code(), Some(2), "{moves}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(message), "{moves}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn plot_writes_heatmap_and_training_pngs() {
+    let dir = std::env::temp_dir().join(format!("pente-cli-plot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let is_png = |path: &std::path::Path| std::fs::read(path).unwrap().starts_with(b"\x89PNG\r\n\x1a\n");
+
+    let heatmap = dir.join("heatmap.png");
+    let csv = sample("sample-selfplay/games.csv");
+    let out = pente(&["plot", "heatmap", &csv, "--out", heatmap.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("wrote ") && stdout.contains("after K10:") && stdout.contains("after K10 "), "{stdout}");
+    assert!(is_png(&heatmap));
+
+    let small = dir.join("small.png");
+    let args = ["plot", "heatmap", &csv, "--size", "13", "--moves", "G7 H6", "--out", small.to_str().unwrap()];
+    assert!(pente(&args).status.success());
+    assert!(is_png(&small));
+
+    let curves = dir.join("curves.png");
+    let out = pente(&["plot", "training", &sample("sample-run"), "--out", curves.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(is_png(&curves));
+    let out = pente(&["plot", "training", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "no metrics.csv or elo.csv there");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,151 @@
+//! A training run's curves: the trainer's `metrics.csv` (losses per step)
+//! and `elo.csv` (ratings per iteration) in `runs/<name>/`.
+//!
+//! Columns are found by name in the header, so that columns added later do
+//! not break reading; those named in [`METRICS_HEADER`] and [`ELO_HEADER`]
+//! that a row needs must be there.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::input::InputError;
+
+/// The header the trainer writes to `metrics.csv`: one row per logged step.
+pub const METRICS_HEADER: &str = "iteration,step,samples,policy_loss,value_loss,learning_rate,samples_per_second";
+
+/// The header the trainer writes to `elo.csv`: one row per rated model.
+pub const ELO_HEADER: &str = "iteration,model,elo,elo_low,elo_high,games";
+
+/// One row of `metrics.csv`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MetricsRow {
+    /// The self-play/training iteration.
+    pub iteration: u64,
+    /// The optimizer step, counted over the whole run.
+    pub step: u64,
+    /// Training samples seen so far.
+    pub samples: Option<u64>,
+    /// Cross-entropy of the policy head.
+    pub policy_loss: f64,
+    /// Mean squared error of the value head.
+    pub value_loss: f64,
+    /// The learning rate at this step.
+    pub learning_rate: Option<f64>,
+    /// Training throughput.
+    pub samples_per_second: Option<f64>,
+}
+
+/// One row of `elo.csv`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct EloRow {
+    /// The iteration whose model was rated.
+    pub iteration: u64,
+    /// The model's id or name.
+    pub model: String,
+    /// The rating.
+    pub elo: f64,
+    /// Lower end of the rating's confidence interval.
+    pub elo_low: Option<f64>,
+    /// Upper end of that interval.
+    pub elo_high: Option<f64>,
+    /// Games the rating rests on.
+    pub games: Option<u64>,
+}
+
+/// The mean losses of one iteration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IterationLoss {
+    /// The iteration.
+    pub iteration: u64,
+    /// Mean policy loss over its logged steps.
+    pub policy_loss: f64,
+    /// Mean value loss over its logged steps.
+    pub value_loss: f64,
+    /// Logged steps with finite losses.
+    pub steps: u64,
+}
+
+/// Reads every row of a CSV file with a header into `T`.
+fn read_rows<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, InputError> {
+    let file_error = |message: String| InputError { path: path.to_path_buf(), line: None, message, fatal: true };
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_path(path)
+        .map_err(|e| file_error(format!("cannot open: {e}")))?;
+    let headers = reader.headers().map_err(|e| file_error(format!("cannot read the header: {e}")))?.clone();
+    let mut rows = Vec::new();
+    let mut record = csv::StringRecord::new();
+    loop {
+        let line = reader.position().line();
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {
+                let line = record.position().map_or(line, csv::Position::line) as usize;
+                let row = record.deserialize(Some(&headers)).map_err(|e| InputError {
+                    path: path.to_path_buf(),
+                    line: Some(line),
+                    message: csv_message(&e),
+                    fatal: true,
+                })?;
+                rows.push(row);
+            }
+            Err(e) => {
+                let line = e.position().map_or(line, csv::Position::line) as usize;
+                return Err(InputError {
+                    path: path.to_path_buf(),
+                    line: Some(line),
+                    message: csv_message(&e),
+                    fatal: true,
+                });
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// The csv crate's message without the position it appends (the line is ours).
+fn csv_message(error: &csv::Error) -> String {
+    match error.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => err.to_string(),
+        _ => error.to_string(),
+    }
+}
+
+/// Reads a `metrics.csv`.
+///
+/// # Errors
+/// A file that cannot be read, or a row without a needed column or with a
+/// value that does not parse, naming its line.
+pub fn read_metrics(path: &Path) -> Result<Vec<MetricsRow>, InputError> {
+    read_rows(path)
+}
+
+/// Reads an `elo.csv`.
+///
+/// # Errors
+/// As [`read_metrics`].
+pub fn read_elo(path: &Path) -> Result<Vec<EloRow>, InputError> {
+    read_rows(path)
+}
+
+/// The mean finite losses of each iteration, in iteration order.
+#[must_use]
+pub fn losses_by_iteration(rows: &[MetricsRow]) -> Vec<IterationLoss> {
+    let mut sums: BTreeMap<u64, (f64, f64, u64)> = BTreeMap::new();
+    for row in rows.iter().filter(|r| r.policy_loss.is_finite() && r.value_loss.is_finite()) {
+        let sum = sums.entry(row.iteration).or_default();
+        sum.0 += row.policy_loss;
+        sum.1 += row.value_loss;
+        sum.2 += 1;
+    }
+    sums.into_iter()
+        .map(|(iteration, (policy, value, steps))| IterationLoss {
+            iteration,
+            policy_loss: policy / steps as f64,
+            value_loss: value / steps as f64,
+            steps,
+        })
+        .collect()
+}
