@@ -32,7 +32,7 @@ struct Cli {
 enum Command {
     /// Replay a move list and print the final position as one JSON object.
     Replay(replay::ReplayArgs),
-    /// Check every game in PGN or move-list files against the rules.
+    /// Check every game in PGN, move-list, games.csv or games.jsonl files against the rules.
     Validate(validate::ValidateArgs),
     /// Search a position and list the candidate moves with visits, prior and win rate.
     Analyze(analyze::AnalyzeArgs),
