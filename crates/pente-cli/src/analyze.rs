@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use pente_core::{Color, Game, Rules, Variant};
+use pente_core::{Color, Variant};
 use pente_search::{Proof, Search, SearchParams, SearchResult};
 
 use crate::player::load_evaluator;
@@ -38,14 +38,8 @@ pub struct AnalyzeArgs {
 
 /// Runs `pente analyze`; a bad position exits with code 2.
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    let rules = match Rules::new(args.variant, args.size) {
-        Ok(rules) => rules,
-        Err(error) => return Ok(crate::usage_error(&error)),
-    };
-    let game = match Game::from_move_list(rules, &args.moves) {
-        Ok(game) => game,
-        Err(error) => return Ok(crate::usage_error(&error)),
-    };
+    let game = crate::replay_moves(args.variant, args.size, &args.moves)?;
+    let rules = *game.rules();
     let loaded = load_evaluator(args.model.as_deref())?;
     let params = SearchParams {
         visits: args.visits.max(1),

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use pente_core::{Rules, Variant};
-use pente_train::{ArenaConfig, MatchResult, PlayerSpec, play_match};
+use pente_core::Variant;
+use pente_train::{ArenaConfig, PlayerSpec, play_match};
 
 /// Arguments of `pente arena`.
 #[derive(Debug, Args)]
@@ -40,28 +40,9 @@ pub struct ArenaArgs {
     quiet: bool,
 }
 
-/// Prints a match result: wins, losses, draws, score and Elo.
-pub fn print_match(result: &MatchResult) {
-    println!(
-        "{} vs {}: {} wins, {} losses, {} draws; score {:.1} %; Elo {:+.0} (95 %: {:+.0} to {:+.0})",
-        result.a,
-        result.b,
-        result.wins,
-        result.losses,
-        result.draws,
-        100.0 * result.score,
-        result.elo.diff,
-        result.elo.low,
-        result.elo.high
-    );
-}
-
 /// Runs `pente arena`.
 pub fn run(args: &ArenaArgs) -> anyhow::Result<ExitCode> {
-    let rules = match Rules::new(args.variant, args.size) {
-        Ok(rules) => rules,
-        Err(error) => return Ok(crate::usage_error(&error)),
-    };
+    let rules = crate::rules(args.variant, args.size)?;
     let a = PlayerSpec::parse(&args.a).map_err(|e| anyhow::anyhow!("--a: {e}"))?.load()?;
     let b = PlayerSpec::parse(&args.b).map_err(|e| anyhow::anyhow!("--b: {e}"))?.load()?;
     let config = ArenaConfig { games: args.games.max(1), rules, opening_plies: args.opening_plies, seed: args.seed };
@@ -74,6 +55,6 @@ pub fn run(args: &ArenaArgs) -> anyhow::Result<ExitCode> {
         bar.set_position(u64::from(done));
     })?;
     bar.finish_and_clear();
-    print_match(&result);
+    println!("{result}");
     Ok(ExitCode::SUCCESS)
 }

@@ -32,9 +32,9 @@ pub enum BenchCommand {
     },
 }
 
-/// Arguments of `pente bench nn`.
+/// The network a benchmark measures.
 #[derive(Debug, Args)]
-pub struct NnBenchArgs {
+pub struct BenchNetwork {
     /// Model directory; default: a random network of --blocks x --channels.
     #[arg(long)]
     model: Option<PathBuf>,
@@ -47,6 +47,28 @@ pub struct NnBenchArgs {
     /// Board side.
     #[arg(long, default_value_t = 19)]
     size: u8,
+}
+
+impl BenchNetwork {
+    /// The network of `--model`, or a random one of the given shape.
+    fn load(&self) -> anyhow::Result<NetworkEvaluator> {
+        let device = crate::player::device()?;
+        match &self.model {
+            Some(path) => crate::player::load_network(path, device),
+            None => {
+                device.seed(0);
+                let net = pente_nn::NetConfig::scaled(self.blocks, self.channels).init(&device);
+                Ok(NetworkEvaluator::new(net, device, format!("random-b{}c{}", self.blocks, self.channels)))
+            }
+        }
+    }
+}
+
+/// Arguments of `pente bench nn`.
+#[derive(Debug, Args)]
+pub struct NnBenchArgs {
+    #[command(flatten)]
+    network: BenchNetwork,
     /// Batch sizes (repeat the flag).
     #[arg(long, default_values_t = [1, 16, 64, 256])]
     batch: Vec<usize>,
@@ -58,18 +80,8 @@ pub struct NnBenchArgs {
 /// Arguments of `pente bench search`.
 #[derive(Debug, Args)]
 pub struct SearchBenchArgs {
-    /// Model directory; default: a random network of --blocks x --channels.
-    #[arg(long)]
-    model: Option<PathBuf>,
-    /// Residual blocks of the random network.
-    #[arg(long, default_value_t = 6)]
-    blocks: usize,
-    /// Channels of the random network.
-    #[arg(long, default_value_t = 64)]
-    channels: usize,
-    /// Board side.
-    #[arg(long, default_value_t = 19)]
-    size: u8,
+    #[command(flatten)]
+    network: BenchNetwork,
     /// Games searched together, sharing network calls.
     #[arg(long, default_value_t = 32)]
     games: usize,
@@ -184,19 +196,6 @@ fn playouts(rules: Rules, seed: u64, budget: Duration) -> (Tally, f64) {
     (tally, start.elapsed().as_secs_f64())
 }
 
-/// The network of `--model`, or a random one of the given shape.
-fn bench_network(model: Option<&std::path::Path>, blocks: usize, channels: usize) -> anyhow::Result<NetworkEvaluator> {
-    let device = crate::player::device()?;
-    match model {
-        Some(path) => crate::player::load_network(path, device),
-        None => {
-            device.seed(0);
-            let net = pente_nn::NetConfig::scaled(blocks, channels).init(&device);
-            Ok(NetworkEvaluator::new(net, device, format!("random-b{blocks}c{channels}")))
-        }
-    }
-}
-
 /// Positions from random games, 10 to 60 moves in.
 fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> {
     let mut rng = SmallRng::seed_from_u64(seed);
@@ -218,9 +217,10 @@ fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> {
 }
 
 fn bench_nn(args: &NnBenchArgs) -> anyhow::Result<ExitCode> {
-    let rules = Rules::new(Variant::Pente, args.size)?;
-    let network = bench_network(args.model.as_deref(), args.blocks, args.channels)?;
-    println!("network {} on {}x{} boards, {} threads", network.name(), args.size, args.size, rayon_threads());
+    let size = args.network.size;
+    let rules = Rules::new(Variant::Pente, size)?;
+    let network = args.network.load()?;
+    println!("network {} on {size}x{size} boards, {} threads", network.name(), rayon_threads());
     let positions = sample_positions(rules, args.batch.iter().copied().max().unwrap_or(1), 7);
     println!("{:>6} {:>14} {:>12}", "batch", "positions/s", "ms/batch");
     for &batch in &args.batch {
@@ -287,7 +287,7 @@ fn play_games(rules: Rules, games: usize, moves: usize, params: &SearchParams, e
 }
 
 fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
-    let rules = Rules::new(Variant::Pente, args.size)?;
+    let rules = Rules::new(Variant::Pente, args.network.size)?;
     let params = SearchParams { visits: args.visits, ..SearchParams::default() };
     // 1. The search alone: an evaluator that costs nothing.
     let free = UniformEvaluator::default();
@@ -300,7 +300,7 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
         1e6 * elapsed / playouts as f64
     );
     // 2. With the network: where the time goes.
-    let network = bench_network(args.model.as_deref(), args.blocks, args.channels)?;
+    let network = args.network.load()?;
     let timed = Timed { inner: &network, time: Cell::default(), positions: Cell::default(), calls: Cell::default() };
     let start = Instant::now();
     let playouts = play_games(rules, args.games, args.moves, &params, &timed);

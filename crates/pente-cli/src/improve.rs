@@ -57,20 +57,7 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
         }
         LoopEvent::Match(result) => {
             bar.finish_and_clear();
-            bars.suspend(|| {
-                println!(
-                    "  {} vs {}: +{} -{} ={}, score {:.1} %, Elo {:+.0} ({:+.0} to {:+.0})",
-                    result.a,
-                    result.b,
-                    result.wins,
-                    result.losses,
-                    result.draws,
-                    100.0 * result.score,
-                    result.elo.diff,
-                    result.elo.low,
-                    result.elo.high
-                )
-            });
+            bars.suspend(|| println!("  {result}"));
         }
     })?;
     bar.finish_and_clear();

@@ -19,6 +19,7 @@ mod validate;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use pente_core::{Game, Rules, Variant};
 
 /// Self-play training and analysis of the board game Pente.
 #[derive(Debug, Parser)]
@@ -81,6 +82,10 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) if output::is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) if error.downcast_ref::<UsageError>().is_some() => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::FAILURE
@@ -88,8 +93,30 @@ fn main() -> ExitCode {
     }
 }
 
-/// Reports a bad position or move list on one line and returns exit code 2.
-fn usage_error(error: &dyn std::fmt::Display) -> ExitCode {
-    eprintln!("error: {error}");
-    ExitCode::from(2)
+/// A bad position, move list or board size given on the command line:
+/// reported on one line with exit code 2.
+#[derive(Debug)]
+struct UsageError(String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// A [`UsageError`] saying `message`.
+fn usage_error(message: &dyn std::fmt::Display) -> anyhow::Error {
+    UsageError(message.to_string()).into()
+}
+
+/// The rules of `variant` on a `size` board.
+fn rules(variant: Variant, size: u8) -> anyhow::Result<Rules> {
+    Rules::new(variant, size).map_err(|e| usage_error(&e))
+}
+
+/// Replays `moves` from the empty board.
+fn replay_moves(variant: Variant, size: u8, moves: &str) -> anyhow::Result<Game> {
+    Game::from_move_list(rules(variant, size)?, moves).map_err(|e| usage_error(&e))
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use pente_core::{Color, Game, Point, Position, Rules, Variant, column_letter};
+use pente_core::{Color, Game, Point, Position, Variant, column_letter};
 use pente_search::{Search, SearchParams};
 
 use crate::analyze::winrate;
@@ -69,10 +69,7 @@ pub fn draw(position: &Position) -> String {
 
 /// Runs `pente play` until the game ends or the human quits.
 pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
-    let rules = match Rules::new(args.variant, args.size) {
-        Ok(rules) => rules,
-        Err(error) => return Ok(crate::usage_error(&error)),
-    };
+    let rules = crate::rules(args.variant, args.size)?;
     let loaded = load_evaluator(args.model.as_deref())?;
     let human = match args.color {
         Side::White => Color::White,

@@ -82,16 +82,16 @@ pub fn run(command: &PlotCommand) -> anyhow::Result<ExitCode> {
 fn heatmap(args: &HeatmapArgs) -> anyhow::Result<ExitCode> {
     let rules = match Rules::new(args.variant, args.size) {
         Ok(rules) => rules,
-        Err(error) => return Ok(crate::usage_error(&format!("--variant/--size: {error}"))),
+        Err(error) => return Err(crate::usage_error(&format!("--variant/--size: {error}"))),
     };
     let given = match args.moves.as_deref().map(parse_move_list).transpose() {
         Ok(moves) => moves,
-        Err(error) => return Ok(crate::usage_error(&format!("--moves: {error}"))),
+        Err(error) => return Err(crate::usage_error(&format!("--moves: {error}"))),
     };
     let first = given.clone().unwrap_or_else(|| vec![rules.centre()]);
     let mut maps = vec![match board_map(args, rules, &first)? {
         Ok(map) => map,
-        Err(error) => return Ok(crate::usage_error(&format!("--moves: {error}"))),
+        Err(error) => return Err(crate::usage_error(&format!("--moves: {error}"))),
     }];
     if given.is_none()
         && let Some(reply) = maps[0].most_played()

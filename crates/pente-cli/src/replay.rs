@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use pente_core::{Color, Game, Position, Rules, Variant};
+use pente_core::{Color, Position, Variant};
 use serde::Serialize;
 
 /// Arguments of `pente replay`.
@@ -66,14 +66,7 @@ impl PositionReport {
 
 /// Runs `pente replay`. A bad move list exits with code 2 and one line on stderr.
 pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
-    let rules = match Rules::new(args.variant, args.size) {
-        Ok(rules) => rules,
-        Err(error) => return Ok(crate::usage_error(&error)),
-    };
-    let game = match Game::from_move_list(rules, &args.moves) {
-        Ok(game) => game,
-        Err(error) => return Ok(crate::usage_error(&error)),
-    };
+    let game = crate::replay_moves(args.variant, args.size, &args.moves)?;
     let mut stdout = std::io::stdout().lock();
     serde_json::to_writer(&mut stdout, &PositionReport::new(game.position())).context("writing the position")?;
     writeln!(stdout).context("writing the position")?;

@@ -67,13 +67,13 @@ pub struct StatsArgs {
 pub fn run(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     let moves = match args.moves.as_deref().map(parse_move_list).transpose() {
         Ok(moves) => moves,
-        Err(error) => return Ok(crate::usage_error(&format!("--moves: {error}"))),
+        Err(error) => return Err(crate::usage_error(&format!("--moves: {error}"))),
     };
     // A point no board of the games has would silently match nothing.
     let side = args.size.unwrap_or(MAX_SIZE);
     if let Some((ply, point)) = moves.iter().flatten().enumerate().find(|(_, p)| p.x() >= side || p.y() >= side) {
         let error = format!("--moves: move {}: {point} is off the {side}x{side} board", ply + 1);
-        return Ok(crate::usage_error(&error));
+        return Err(crate::usage_error(&error));
     }
     let options = StatsOptions {
         depth: args.depth,

@@ -143,6 +143,25 @@ pub struct MatchResult {
     pub elo: Elo,
 }
 
+impl std::fmt::Display for MatchResult {
+    /// `A vs B: 12 wins, 7 losses, 1 draws; score 62.5 %; Elo +89 (95 %: -48 to +262)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} vs {}: {} wins, {} losses, {} draws; score {:.1} %; Elo {:+.0} (95 %: {:+.0} to {:+.0})",
+            self.a,
+            self.b,
+            self.wins,
+            self.losses,
+            self.draws,
+            100.0 * self.score,
+            self.elo.diff,
+            self.elo.low,
+            self.elo.high
+        )
+    }
+}
+
 /// Elo difference from a score, with a 95 % interval from the per-game
 /// variance of the results (a normal approximation). Perfect scores are
 /// pulled half a game in, so the estimate stays finite.
