@@ -3,21 +3,26 @@
 //! against burn's.
 //!
 //! ```text
-//! cargo run --release -p pente-nn --example probe -- MODEL_DIR OUT_DIR
+//! cargo run --release -p pente-nn --example probe -- MODEL_DIR OUT_DIR [--safetensors]
 //! ```
+//!
+//! The weights come from `model.bpk`, or with `--safetensors` from the
+//! PyTorch-style `model.safetensors` (e.g. one written by the script's
+//! `perturb`, whose batch-norm statistics are not the fresh 0 and 1).
 //!
 //! `OUT_DIR` receives little-endian `f32` arrays: `features.f32`
 //! `[B, PLANES, 19, 19]`, `policy.f32` `[B, 361]` (raw logits, unmasked) and
 //! `value.f32` `[B, 3]` (win/draw/loss logits), and `probe.json` with their
 //! shapes, the model id and the positions.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::ExitCode;
 
 use burn::prelude::*;
+use burn::store::{ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore};
 use pente_core::{Game, Rules, Variant};
 use pente_nn::features::{PLANES, encode};
-use pente_nn::{NetworkEvaluator, cpu, store};
+use pente_nn::{NetworkEvaluator, PenteNet, cpu, store};
 
 /// Board side of every probe position.
 const SIZE: u8 = 19;
@@ -34,19 +39,39 @@ const GAMES: [(Variant, &str); 8] = [
     (Variant::GomokuExact, "K10 K11 L10 L11 M10 M11"),
 ];
 
-fn write_f32(path: &PathBuf, values: &[f32]) -> std::io::Result<()> {
+fn write_f32(path: &Path, values: &[f32]) -> std::io::Result<()> {
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     std::fs::write(path, bytes)
 }
 
+/// The network of `dir` and its id, weights from `model.bpk` or `model.safetensors`.
+fn load(dir: &Path, safetensors: bool, device: &Device) -> Result<(PenteNet, String), String> {
+    if !safetensors {
+        let (model, info) = store::load(dir, device).map_err(|e| e.to_string())?;
+        return Ok((model, info.id));
+    }
+    let info = store::load_info(dir).map_err(|e| e.to_string())?;
+    let path = dir.join(store::SAFETENSORS_FILE);
+    let mut model = info.net.init(device);
+    let mut file = SafetensorsStore::from_file(&path).with_from_adapter(PyTorchToBurnAdapter);
+    let result = model.load_from(&mut file).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !result.unused.is_empty() {
+        return Err(format!("{}: tensors the network lacks: {:?}", path.display(), result.unused));
+    }
+    Ok((model, info.id))
+}
+
 fn main() -> ExitCode {
-    let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let safetensors = args.iter().any(|a| a == "--safetensors");
+    args.retain(|a| a != "--safetensors");
     let [model_dir, out_dir] = args.as_slice() else {
-        eprintln!("usage: probe MODEL_DIR OUT_DIR");
+        eprintln!("usage: probe MODEL_DIR OUT_DIR [--safetensors]");
         return ExitCode::FAILURE;
     };
+    let (model_dir, out_dir) = (Path::new(model_dir), Path::new(out_dir));
     let device = cpu();
-    let (model, info) = match store::load(model_dir, &device) {
+    let (model, id) = match load(model_dir, safetensors, &device) {
         Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("{e}");
@@ -54,7 +79,7 @@ fn main() -> ExitCode {
         }
     };
     // The evaluator switches the network to inference mode (batch norm uses running statistics).
-    let evaluator = NetworkEvaluator::new(model, device.clone(), info.id.clone());
+    let evaluator = NetworkEvaluator::new(model, device.clone(), id.clone());
 
     let size = usize::from(SIZE);
     let area = size * size;
@@ -71,7 +96,8 @@ fn main() -> ExitCode {
     let value = value.into_data().try_into_vec::<f32>().expect("f32 value");
 
     let meta = serde_json::json!({
-        "model_id": info.id,
+        "model_id": id,
+        "weights": if safetensors { store::SAFETENSORS_FILE } else { store::WEIGHTS_FILE },
         "features": {"file": "features.f32", "shape": [b, PLANES, size, size]},
         "policy": {"file": "policy.f32", "shape": [b, area]},
         "value": {"file": "value.f32", "shape": [b, 3]},
