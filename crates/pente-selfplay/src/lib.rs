@@ -11,5 +11,5 @@ mod run;
 pub use config::{OpeningConfig, ResignConfig, RulesWeight, SelfPlayConfig};
 pub use error::SelfPlayError;
 pub use game::{FinishedGame, GameInProgress, game_seed};
-pub use output::{CONFIG_FILE, CSV_FILE, JSONL_FILE, Output, SAMPLES_FILE};
+pub use output::{CONFIG_FILE, CSV_FILE, JSONL_FILE, Output, SAMPLES_FILE, write_atomically};
 pub use run::{ModelSource, Progress, run};

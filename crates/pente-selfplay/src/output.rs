@@ -83,8 +83,12 @@ fn truncate(path: &Path, len: u64) -> Result<(), SelfPlayError> {
     file.sync_all().map_err(io(path))
 }
 
-/// Writes `text` to `path` through a temporary file and a rename.
-pub(crate) fn write_atomically(path: &Path, text: &str) -> Result<(), SelfPlayError> {
+/// Writes `text` to `path` through a temporary file and a rename, so a
+/// reader never sees half a file.
+///
+/// # Errors
+/// [`SelfPlayError::Io`] naming the file.
+pub fn write_atomically(path: &Path, text: &str) -> Result<(), SelfPlayError> {
     let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, text).map_err(io(&tmp))?;
     std::fs::rename(&tmp, path).map_err(io(path))

@@ -210,10 +210,9 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
     move |e| TrainError::Io(format!("{}: {e}", path.display()))
 }
 
+/// The self-play crate's atomic write, with its error as a [`TrainError`].
 fn write_atomically(path: &Path, text: &str) -> Result<(), TrainError> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(io_error(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io_error(path))
+    Ok(pente_selfplay::write_atomically(path, text)?)
 }
 
 fn save_state(dir: &Path, state: &LoopState) -> Result<(), TrainError> {
