@@ -11,7 +11,8 @@ use pente_train::{ArenaConfig, PlayerSpec, play_match};
 /// Arguments of `pente arena`.
 #[derive(Debug, Args)]
 pub struct ArenaArgs {
-    /// Player A: `heuristic`, `uniform` or a model directory, with `@visits` (default 64).
+    /// Player A: `heuristic`, `uniform` or a model directory, with `@visits` (default 64),
+    /// or `pente-text:LEVEL` (Debian's `pente -text`, levels 1-9, 19x19 Pente, no random openings).
     #[arg(long)]
     a: String,
     /// Player B, as for --a.
@@ -26,7 +27,7 @@ pub struct ArenaArgs {
     /// Board side.
     #[arg(long, default_value_t = 19)]
     size: u8,
-    /// Random moves opening each pair of games.
+    /// Random moves opening each pair of games (none against pente-text).
     #[arg(long, default_value_t = 2)]
     opening_plies: u32,
     /// Seed of the openings.

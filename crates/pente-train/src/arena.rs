@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use pente_core::{Color, EndReason, Game, Point, Rules};
+use pente_core::{Color, EndReason, Game, Rules};
+use pente_external::{TextPente, TextPenteConfig};
 use pente_records::{Captures, DATASET_SCHEMA, GameEnd, GameResult, JsonGame, JsonMove};
 use pente_search::{Evaluator, HeuristicEvaluator, Search, SearchParams, UniformEvaluator, search_many};
 use pente_selfplay::game_seed;
@@ -16,12 +17,13 @@ use crate::error::TrainError;
 
 /// A player as named on the command line: `heuristic`, `uniform`, or a
 /// model directory, each with an optional `@visits` (default 64), e.g.
-/// `runs/quick/models/quick-3@200`.
+/// `runs/quick/models/quick-3@200`; or `pente-text:LEVEL`, Debian's
+/// `pente -text` at computer level 1-9 (19x19 Pente only).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayerSpec {
-    /// What evaluates positions.
+    /// What chooses the moves.
     pub kind: PlayerKind,
-    /// Playouts per move.
+    /// Playouts per move (0 for an external program, which has its own).
     pub visits: u32,
 }
 
@@ -34,6 +36,8 @@ pub enum PlayerKind {
     Uniform,
     /// A model directory.
     Model(PathBuf),
+    /// Debian's `pente -text` at this computer level (1-9).
+    TextPente(u8),
 }
 
 impl PlayerSpec {
@@ -42,6 +46,12 @@ impl PlayerSpec {
     /// # Errors
     /// A message if the visit count is not a positive number.
     pub fn parse(text: &str) -> Result<PlayerSpec, String> {
+        if let Some(level) = text.strip_prefix("pente-text:") {
+            let level = level.parse::<u8>().ok().filter(|l| (1..=9).contains(l)).ok_or(format!(
+                "`{text}`: pente-text takes a computer level 1-9 and no visit count, as in pente-text:5"
+            ))?;
+            return Ok(PlayerSpec { kind: PlayerKind::TextPente(level), visits: 0 });
+        }
         let (name, visits) = match text.rsplit_once('@') {
             Some((name, visits)) => (
                 name,
@@ -63,6 +73,10 @@ impl PlayerSpec {
     /// # Errors
     /// [`TrainError::Model`] if a model does not load.
     pub fn load(&self) -> Result<Player, TrainError> {
+        if let PlayerKind::TextPente(level) = self.kind {
+            let config = TextPenteConfig::new(level).map_err(|e| TrainError::Config(e.to_string()))?;
+            return Ok(Player { name: config.name(), engine: Engine::TextPente(config) });
+        }
         let (evaluator, name): (Box<dyn Evaluator>, String) = match &self.kind {
             PlayerKind::Heuristic => (Box::new(HeuristicEvaluator::default()), "heuristic".into()),
             PlayerKind::Uniform => (Box::new(UniformEvaluator::default()), "uniform".into()),
@@ -73,23 +87,59 @@ impl PlayerSpec {
                 let name = info.id.clone();
                 (Box::new(pente_nn::NetworkEvaluator::new(model, device, info.id)), name)
             }
+            PlayerKind::TextPente(_) => unreachable!("handled above"),
         };
-        Ok(Player {
-            name: format!("{name}@{}", self.visits),
-            evaluator,
-            params: SearchParams { visits: self.visits, ..SearchParams::default() },
-        })
+        let params = SearchParams { visits: self.visits, ..SearchParams::default() };
+        Ok(Player { name: format!("{name}@{}", self.visits), engine: Engine::Search { evaluator, params } })
     }
 }
 
 /// A loaded player.
 pub struct Player {
-    /// `id@visits`.
+    /// `id@visits`, or `pente-text:LEVEL`.
     pub name: String,
-    /// Its evaluator.
-    pub evaluator: Box<dyn Evaluator>,
-    /// Its search settings (no noise: arenas play their best).
-    pub params: SearchParams,
+    /// What chooses its moves.
+    pub engine: Engine,
+}
+
+/// How a [`Player`] chooses moves.
+pub enum Engine {
+    /// Our search over an evaluator (no noise: arenas play their best).
+    Search {
+        /// The evaluator.
+        evaluator: Box<dyn Evaluator>,
+        /// The search settings.
+        params: SearchParams,
+    },
+    /// A `pente -text` process a game.
+    TextPente(TextPenteConfig),
+}
+
+impl Player {
+    /// What it is, for the game records.
+    fn settings(&self) -> serde_json::Value {
+        match &self.engine {
+            Engine::Search { params, .. } => serde_json::json!({ "visits": params.visits }),
+            Engine::TextPente(config) => serde_json::json!({ "program": config.program, "level": config.level }),
+        }
+    }
+
+    /// The side of one game it plays as `color`.
+    fn side(&self, position: &pente_core::Position, color: Color, seed: u64) -> Result<Side, TrainError> {
+        Ok(match &self.engine {
+            Engine::Search { params, .. } => Side::Search(Search::new(position.clone(), params.clone(), seed)),
+            Engine::TextPente(config) => {
+                Side::TextPente(TextPente::start(config, color).map_err(|e| TrainError::External(e.to_string()))?)
+            }
+        })
+    }
+}
+
+/// One player's side of a game.
+#[allow(clippy::large_enum_variant, reason = "two a game; boxing either only moves the lint")]
+enum Side {
+    Search(Search),
+    TextPente(TextPente),
 }
 
 /// How an arena is played.
@@ -182,12 +232,12 @@ pub fn elo_from_results(wins: u32, losses: u32, draws: u32) -> Elo {
     Elo { diff: elo(score), low: elo(score - margin), high: elo(score + margin) }
 }
 
-/// One arena game in progress: a search per player.
+/// One arena game in progress: a side per player.
 struct ArenaGame {
     id: u64,
     game: Game,
-    /// `searches[0]` is A's.
-    searches: [Search; 2],
+    /// `sides[0]` is A's.
+    sides: [Side; 2],
     /// Colour A plays.
     a_color: Color,
     moves: Vec<JsonMove>,
@@ -201,7 +251,12 @@ impl ArenaGame {
 
 /// Plays `a` against `b`. Calls `on_game(done, total)` as games finish.
 ///
+/// Against an external program the games start from the empty board (it
+/// cannot be given an opening), so `opening_plies` is not used.
+///
 /// # Errors
+/// [`TrainError::Config`] if an external program cannot play these rules,
+/// [`TrainError::External`] if it fails or disagrees with our rules,
 /// [`TrainError::Io`] if the games cannot be written to `records`.
 pub fn play_match(
     a: &Player,
@@ -210,26 +265,28 @@ pub fn play_match(
     records: Option<&Path>,
     on_game: &mut dyn FnMut(u32, u32),
 ) -> Result<MatchResult, TrainError> {
+    let external = [a, b].iter().any(|p| matches!(p.engine, Engine::TextPente(_)));
+    if external && config.rules != TextPenteConfig::rules() {
+        return Err(TrainError::Config(format!("pente -text plays only 19x19 Pente, not {}", config.rules)));
+    }
+    let opening_plies = if external { 0 } else { config.opening_plies };
     let pairs = config.games.div_ceil(2).max(1);
     let players = [a, b];
     let mut games: Vec<ArenaGame> = Vec::new();
     for pair in 0..u64::from(pairs) {
         let mut rng = SmallRng::seed_from_u64(game_seed(config.seed, pair));
         let mut opening = Game::new(config.rules);
-        for _ in 0..config.opening_plies {
+        for _ in 0..opening_plies {
             let Some(point) = opening.position().random_legal_move(&mut rng) else { break };
             opening.play(point).expect("a random legal move is legal");
         }
         for (k, a_color) in [Color::White, Color::Black].into_iter().enumerate() {
-            let position = opening.position().clone();
+            let position = opening.position();
             let seed = game_seed(config.seed, 2 * pair + k as u64);
             games.push(ArenaGame {
                 id: 2 * pair + k as u64,
                 game: opening.clone(),
-                searches: [
-                    Search::new(position.clone(), a.params.clone(), seed),
-                    Search::new(position, b.params.clone(), seed ^ 1),
-                ],
+                sides: [a.side(position, a_color, seed)?, b.side(position, a_color.opponent(), seed ^ 1)?],
                 a_color,
                 moves: opening
                     .moves()
@@ -241,20 +298,46 @@ pub fn play_match(
     }
     let total = games.len() as u32;
     let mut finished = Vec::new();
+    let external_error = |e: pente_external::ExternalError| TrainError::External(e.to_string());
     while !games.is_empty() {
         for (p, player) in players.iter().enumerate() {
-            let mut searches: Vec<&mut Search> =
-                games.iter_mut().filter(|g| g.player_to_move() == p).map(|g| &mut g.searches[p]).collect();
-            search_many(&mut searches, player.evaluator.as_ref());
+            let Engine::Search { evaluator, .. } = &player.engine else { continue };
+            let mut searches: Vec<&mut Search> = games
+                .iter_mut()
+                .filter(|g| g.player_to_move() == p)
+                .filter_map(|g| match &mut g.sides[p] {
+                    Side::Search(search) => Some(search),
+                    Side::TextPente(_) => None,
+                })
+                .collect();
+            search_many(&mut searches, evaluator.as_ref());
         }
+        // Our moves are sent to the programs as they are made, so every
+        // program thinks while the other games are being played.
         for game in &mut games {
             let mover = game.player_to_move();
-            let result = game.searches[mover].result();
-            let point: Point = result.best_move.expect("an unfinished game has a move");
-            game.moves.push(JsonMove { point, value: result.value, visits: result.visits, policy: vec![] });
-            game.game.play(point).expect("the search plays legal moves");
-            for search in &mut game.searches {
-                search.advance(point);
+            let played = match &mut game.sides[mover] {
+                Side::Search(search) => {
+                    let result = search.result();
+                    let point = result.best_move.expect("an unfinished game has a move");
+                    JsonMove { point, value: result.value, visits: result.visits, policy: vec![] }
+                }
+                Side::TextPente(program) => JsonMove {
+                    point: program.next_move().map_err(external_error)?,
+                    value: 0.0,
+                    visits: 0,
+                    policy: vec![],
+                },
+            };
+            let point = played.point;
+            game.game.play(point).map_err(|e| TrainError::External(format!("move {point}: {e}")))?;
+            game.moves.push(played);
+            for (k, side) in game.sides.iter_mut().enumerate() {
+                match side {
+                    Side::Search(search) => search.advance(point),
+                    Side::TextPente(program) if k != mover => program.play(point).map_err(external_error)?,
+                    Side::TextPente(_) => {}
+                }
             }
         }
         let (done, playing): (Vec<_>, Vec<_>) = games.into_iter().partition(|g| g.game.position().is_over());
@@ -282,7 +365,7 @@ pub fn play_match(
             black: black.name.clone(),
             model: format!("{} vs {}", a.name, b.name),
             seed: config.seed,
-            search: serde_json::json!({ "white_visits": white.params.visits, "black_visits": black.params.visits }),
+            search: serde_json::json!({ "white": white.settings(), "black": black.settings() }),
             result: GameResult::from_winner(outcome.winner),
             reason: match outcome.reason {
                 EndReason::Five => GameEnd::Five,
@@ -351,6 +434,10 @@ mod tests {
             PlayerSpec::parse("runs/a@b/model@8").unwrap().kind,
             PlayerKind::Model(PathBuf::from("runs/a@b/model"))
         );
+        assert_eq!(PlayerSpec::parse("pente-text:7").unwrap().kind, PlayerKind::TextPente(7));
+        for bad in ["pente-text:0", "pente-text:10", "pente-text:5@64", "pente-text:"] {
+            assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
+        }
         assert!(PlayerSpec::parse("heuristic@0").is_err());
         assert!(PlayerSpec::parse("heuristic@x").is_err());
     }
@@ -371,5 +458,50 @@ mod tests {
         assert_eq!(result.wins + result.losses + result.draws, 8);
         assert!(result.score > 0.7, "{result:?}");
         assert!(result.elo.diff > 0.0);
+    }
+
+    #[test]
+    fn external_programs_need_their_rules() {
+        let rules = Rules::new(pente_core::Variant::Pente, 9).unwrap();
+        let config = ArenaConfig { games: 2, rules, opening_plies: 2, seed: 0 };
+        let program = PlayerSpec::parse("pente-text:1").unwrap().load().unwrap();
+        let heuristic = PlayerSpec::parse("heuristic@8").unwrap().load().unwrap();
+        let error = play_match(&heuristic, &program, &config, None, &mut |_, _| {}).expect_err("9x9 refused");
+        assert!(error.to_string().contains("19x19"), "{error}");
+    }
+
+    /// A match against Debian's `pente -text` (skipped when it is not
+    /// installed, unless `PENTE_REQUIRE_EXTERNAL` is set, as in CI).
+    #[test]
+    fn heuristic_against_pente_text() {
+        let program = PlayerSpec::parse("pente-text:1").unwrap().load().unwrap();
+        let Engine::TextPente(settings) = &program.engine else { unreachable!() };
+        if !settings.program.is_file() {
+            assert!(std::env::var_os("PENTE_REQUIRE_EXTERNAL").is_none(), "{} is missing", settings.program.display());
+            eprintln!("skipped: {} is not installed", settings.program.display());
+            return;
+        }
+        let config = ArenaConfig { games: 4, rules: TextPenteConfig::rules(), opening_plies: 2, seed: 0 };
+        let heuristic = PlayerSpec::parse("heuristic@16").unwrap().load().unwrap();
+        let dir = std::env::temp_dir().join(format!("pente-arena-text-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.jsonl");
+        let result = play_match(&heuristic, &program, &config, Some(&path), &mut |_, _| {}).unwrap();
+        assert_eq!(result.wins + result.losses + result.draws, 4);
+        assert_eq!(result.b, "pente-text:1");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let games: Vec<JsonGame> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(games.len(), 4);
+        for game in &games {
+            // Both colours, every game from the centre (no random opening).
+            assert_eq!(game.moves[0].point, pente_core::Point::centre(19));
+            let mut replay = Game::new(game.rules);
+            for m in &game.moves {
+                replay.play(m.point).unwrap();
+            }
+            assert!(replay.position().is_over());
+        }
+        assert_eq!(games.iter().filter(|g| g.white == "pente-text:1").count(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -17,6 +17,9 @@ pub enum TrainError {
     /// A file that cannot be read or written.
     #[error("{0}")]
     Io(String),
+    /// An external program failed or disagreed with our rules.
+    #[error("external program: {0}")]
+    External(String),
     /// A self-play stage failed.
     #[error(transparent)]
     SelfPlay(#[from] pente_selfplay::SelfPlayError),

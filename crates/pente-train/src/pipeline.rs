@@ -6,6 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use pente_external::TextPenteConfig;
 use pente_nn::NetConfig;
 use pente_selfplay::{ModelSource, Progress, SelfPlayConfig};
 use serde::{Deserialize, Serialize};
@@ -76,7 +77,8 @@ pub struct LoopArena {
     /// The candidate is promoted with at least this score against the best.
     #[serde(default = "default_promote_score")]
     pub promote_score: f64,
-    /// Players rated once at the start and at the end: `heuristic`, `uniform`.
+    /// Players rated once at the start and at the end: `heuristic`, `uniform`
+    /// (searched with `visits`), `pente-text:LEVEL` (19x19 Pente only).
     #[serde(default)]
     pub baselines: Vec<String>,
 }
@@ -173,8 +175,12 @@ impl LoopConfig {
             return Err("arena: games and visits must be at least 1".into());
         }
         for baseline in &self.arena.baselines {
-            if !matches!(baseline.as_str(), "heuristic" | "uniform") {
-                return Err(format!("arena: unknown baseline `{baseline}` (heuristic or uniform)"));
+            let spec = baseline_spec(baseline, self.arena.visits).map_err(|e| format!("arena: baseline {e}"))?;
+            let first = &self.selfplay.rules[0];
+            if matches!(spec.kind, PlayerKind::TextPente(_))
+                && pente_core::Rules::new(first.variant, first.size).ok() != Some(TextPenteConfig::rules())
+            {
+                return Err(format!("arena: baseline `{baseline}` plays only 19x19 Pente, the first self-play rules"));
             }
         }
         if let Some(teacher) = &self.bootstrap
@@ -397,6 +403,17 @@ pub fn run_loop(config: &LoopConfig, report: &mut dyn FnMut(LoopEvent<'_>)) -> R
     Ok(state)
 }
 
+/// A baseline of the loop config: `heuristic` or `uniform` (searched with
+/// the arena's visits) or `pente-text:LEVEL`.
+fn baseline_spec(name: &str, visits: u32) -> Result<PlayerSpec, String> {
+    let spec = PlayerSpec::parse(name)?;
+    match spec.kind {
+        PlayerKind::Heuristic | PlayerKind::Uniform => Ok(PlayerSpec { visits, ..spec }),
+        PlayerKind::TextPente(_) => Ok(spec),
+        PlayerKind::Model(_) => Err(format!("`{name}` is not heuristic, uniform or pente-text:LEVEL")),
+    }
+}
+
 /// Rates each baseline by a match against `model` (rated `model_elo`).
 fn rate_baselines(
     config: &LoopConfig,
@@ -413,14 +430,17 @@ fn rate_baselines(
             stage: "baseline",
             detail: format!("{baseline} against {}", model.display()),
         });
-        let spec = PlayerSpec::parse(&format!("{baseline}@{}", config.arena.visits)).map_err(TrainError::Config)?;
+        let spec = baseline_spec(baseline, config.arena.visits).map_err(TrainError::Config)?;
         let network = PlayerSpec { kind: PlayerKind::Model(model.to_path_buf()), visits: config.arena.visits };
         let arena = config.arena_config(config.selfplay.seed ^ 0xBA5E ^ u64::from(iteration));
-        let path = dir.join(format!("baseline-{baseline}-{iteration:03}.json"));
+        let path = dir.join(format!("baseline-{}-{iteration:03}.json", baseline.replace(':', "-")));
         let result = cached_match(&path, &spec, &network, &arena, report)?;
         state.table.push(EloEntry {
             iteration,
-            model: format!("{baseline}@{}", config.arena.visits),
+            model: match spec.kind {
+                PlayerKind::TextPente(_) => baseline.clone(),
+                _ => format!("{baseline}@{}", spec.visits),
+            },
             elo: model_elo + result.elo.diff,
             elo_low: model_elo + result.elo.low,
             elo_high: model_elo + result.elo.high,
