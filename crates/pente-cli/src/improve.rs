@@ -55,6 +55,10 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
             bar.set_length(u64::from(total));
             bar.set_position(u64::from(done));
         }
+        LoopEvent::Timing(times) => {
+            bar.finish_and_clear();
+            bars.suspend(|| println!("iteration {}: {}", times.iteration, times.summary()));
+        }
         LoopEvent::Match(result) => {
             bar.finish_and_clear();
             bars.suspend(|| println!("  {result}"));

@@ -8,8 +8,8 @@ mod error;
 mod pipeline;
 mod trainer;
 
-pub use arena::{ArenaConfig, Elo, MatchResult, Player, PlayerKind, PlayerSpec, elo_from_results, play_match};
+pub use arena::{ArenaConfig, Elo, Engine, MatchResult, Player, PlayerKind, PlayerSpec, elo_from_results, play_match};
 pub use data::{ReplayWindow, TrainingPosition, sample_files};
 pub use error::TrainError;
-pub use pipeline::{EloEntry, LoopArena, LoopConfig, LoopEvent, LoopState, NetShape, run_loop};
+pub use pipeline::{EloEntry, LoopArena, LoopConfig, LoopEvent, LoopState, NetShape, StageTimes, run_loop};
 pub use trainer::{CHECKPOINT_DIR, METRICS_FILE, METRICS_HEADER, StepReport, TrainConfig, init_model, train};

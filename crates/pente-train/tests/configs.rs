@@ -10,7 +10,7 @@ fn configs() -> std::path::PathBuf {
 
 #[test]
 fn shipped_configs_parse() {
-    for name in ["loop-quick.toml", "loop-ci.toml", "loop.toml"] {
+    for name in ["loop-quick.toml", "loop-ci.toml", "loop-default.toml", "loop.toml"] {
         let path = configs().join(name);
         if path.exists() || name != "loop.toml" {
             LoopConfig::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -44,6 +44,12 @@ fn the_ci_loop_runs_and_resumes() {
     }
     let metrics = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
     assert_eq!(metrics.lines().count(), 21, "header and 20 steps");
+    let timings = std::fs::read_to_string(dir.join("timings.csv")).unwrap();
+    let rows: Vec<&str> = timings.lines().collect();
+    assert_eq!(rows[0], "iteration,selfplay_s,train_s,arena_s");
+    assert_eq!(rows.len(), 2, "{timings}");
+    let seconds: Vec<f64> = rows[1].split(',').skip(1).map(|s| s.parse().unwrap()).collect();
+    assert!(rows[1].starts_with("1,") && seconds.iter().all(|&s| s > 0.0), "{timings}");
     let elo = std::fs::read_to_string(dir.join("elo.csv")).unwrap();
     assert!(elo.starts_with("iteration,model,elo,elo_low,elo_high,games\n"));
     assert!(elo.contains("ci-0") && elo.contains("uniform@8"));
