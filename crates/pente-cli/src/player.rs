@@ -39,19 +39,28 @@ pub fn load_evaluator(model: Option<&Path>) -> anyhow::Result<LoadedEvaluator> {
     let path = match model {
         Some(path) => path.to_path_buf(),
         None => {
-            let default = PathBuf::from(DEFAULT_MODEL_DIR);
-            if !default.join(pente_nn::store::INFO_FILE).is_file() {
+            let Some(default) = default_model_dir() else {
                 return Ok(LoadedEvaluator {
                     evaluator: Box::new(HeuristicEvaluator::default()),
                     description: format!("heuristic evaluator (no network in {DEFAULT_MODEL_DIR})"),
                 });
-            }
+            };
             default
         }
     };
     let network = load_network(&path, device()?)?;
     let description = format!("network {} ({})", network.name(), path.display());
     Ok(LoadedEvaluator { evaluator: Box::new(network), description })
+}
+
+/// The shipped network: `data/models/default` under the current directory,
+/// else in the source tree this binary was built from.
+fn default_model_dir() -> Option<PathBuf> {
+    let source_tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(DEFAULT_MODEL_DIR);
+    [PathBuf::from(DEFAULT_MODEL_DIR), source_tree]
+        .into_iter()
+        .find(|dir| dir.join(pente_nn::store::INFO_FILE).is_file())
+        .map(|dir| dir.canonicalize().unwrap_or(dir))
 }
 
 /// Loads the model directory `path` for inference on `device`.
