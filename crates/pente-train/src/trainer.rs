@@ -202,7 +202,8 @@ pub fn train(
     let metrics_path = out.join(METRICS_FILE);
     let mut metrics = open_metrics(&metrics_path, iteration, state.step)?;
     let started = Instant::now();
-    let mut trained_here = 0u64;
+    // Samples since the last checkpoint, and since this call started (for the speed).
+    let (mut trained_here, mut trained_this_run) = (0u64, 0u64);
     while state.step < config.steps {
         let mut rng = batch_rng(config.seed, state.step);
         let positions = window.batch(config.batch_size, config.symmetries, &mut rng);
@@ -217,6 +218,7 @@ pub fn train(
         state.step += 1;
         state.samples += config.batch_size as u64;
         trained_here += config.batch_size as u64;
+        trained_this_run += config.batch_size as u64;
         let report = StepReport {
             step: state.step,
             steps: config.steps,
@@ -224,7 +226,7 @@ pub fn train(
             policy_loss: parts.policy.into_scalar::<f32>(),
             value_loss: parts.value.into_scalar::<f32>(),
             learning_rate,
-            samples_per_second: trained_here as f64 / started.elapsed().as_secs_f64(),
+            samples_per_second: trained_this_run as f64 / started.elapsed().as_secs_f64(),
         };
         writeln!(
             metrics,
