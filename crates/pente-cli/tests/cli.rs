@@ -342,3 +342,16 @@ fn plot_writes_heatmap_and_training_pngs() {
     assert_eq!(out.status.code(), Some(1), "no metrics.csv or elo.csv there");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_shipped_network_is_the_default_from_any_directory() {
+    let out = Command::new(env!("CARGO_BIN_EXE_pente"))
+        .args(["analyze", "--moves", "K10 L9 K13", "--visits", "16"])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("run pente");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("evaluator: network ") && stdout.contains("data/models/default"), "{stdout}");
+    assert!(stdout.contains("best move: "), "{stdout}");
+}

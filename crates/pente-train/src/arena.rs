@@ -71,13 +71,14 @@ impl PlayerSpec {
     /// Loads the player.
     ///
     /// # Errors
-    /// [`TrainError::Model`] if a model does not load.
+    /// [`TrainError::Model`] if a model does not load, [`TrainError::Config`]
+    /// for a pente-text level outside 1-9.
     pub fn load(&self) -> Result<Player, TrainError> {
-        if let PlayerKind::TextPente(level) = self.kind {
-            let config = TextPenteConfig::new(level).map_err(|e| TrainError::Config(e.to_string()))?;
-            return Ok(Player { name: config.name(), engine: Engine::TextPente(config) });
-        }
         let (evaluator, name): (Box<dyn Evaluator>, String) = match &self.kind {
+            PlayerKind::TextPente(level) => {
+                let config = TextPenteConfig::new(*level).map_err(|e| TrainError::Config(e.to_string()))?;
+                return Ok(Player { name: config.name(), engine: Engine::TextPente(config) });
+            }
             PlayerKind::Heuristic => (Box::new(HeuristicEvaluator::default()), "heuristic".into()),
             PlayerKind::Uniform => (Box::new(UniformEvaluator::default()), "uniform".into()),
             PlayerKind::Model(dir) => {
@@ -87,7 +88,6 @@ impl PlayerSpec {
                 let name = info.id.clone();
                 (Box::new(pente_nn::NetworkEvaluator::new(model, device, info.id)), name)
             }
-            PlayerKind::TextPente(_) => unreachable!("handled above"),
         };
         let params = SearchParams { visits: self.visits, ..SearchParams::default() };
         Ok(Player { name: format!("{name}@{}", self.visits), engine: Engine::Search { evaluator, params } })
