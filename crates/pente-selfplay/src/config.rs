@@ -38,6 +38,21 @@ pub struct SelfPlayConfig {
     /// Resignation.
     #[serde(default)]
     pub resign: ResignConfig,
+    /// Playout-cap randomization (KataGo): most moves get a fast search and
+    /// only the full searches become training samples. Off when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub playout_cap: Option<PlayoutCap>,
+}
+
+/// Full searches on a random fraction of moves, fast ones on the rest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayoutCap {
+    /// Probability that a move gets the full search (`search.visits`, with
+    /// noise) and becomes a training sample.
+    pub full_fraction: f64,
+    /// Visits of the other moves' searches (no noise); they only play.
+    pub fast_visits: u32,
 }
 
 fn default_games_in_flight() -> usize {
@@ -157,6 +172,11 @@ impl SelfPlayConfig {
         }
         if !(0.0..=1.0).contains(&self.resign.playout_fraction) {
             return Err("resign.playout_fraction must be between 0 and 1".into());
+        }
+        if let Some(cap) = &self.playout_cap
+            && !((0.0..=1.0).contains(&cap.full_fraction) && cap.full_fraction > 0.0 && cap.fast_visits >= 1)
+        {
+            return Err("playout_cap: full_fraction must be in (0, 1] and fast_visits at least 1".into());
         }
         if !(self.opening.temperature.is_finite() && self.opening.temperature >= 0.0) {
             return Err("opening.temperature must be 0 or more".into());

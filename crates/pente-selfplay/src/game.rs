@@ -5,7 +5,7 @@ use pente_core::{Color, EndReason, Game, Rules};
 use pente_records::{
     Captures, DATASET_SCHEMA, GameEnd, GameResult, GameSamples, JsonGame, JsonMove, PositionSample, ResignCheck,
 };
-use pente_search::Search;
+use pente_search::{Search, SearchParams};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
@@ -44,6 +44,10 @@ pub struct GameInProgress {
     no_resign: bool,
     resign_check: Option<ResignCheck>,
     resigned: Option<Color>,
+    /// Draws which moves get the full search (playout-cap randomization).
+    cap_rng: SmallRng,
+    /// Whether the search under way is a full one (its move is a sample).
+    full_search: bool,
 }
 
 impl GameInProgress {
@@ -72,7 +76,7 @@ impl GameInProgress {
         }
         let no_resign = !config.resign.enabled || rng.random_bool(config.resign.playout_fraction);
         let search = Search::new(game.position().clone(), config.search.clone(), seed);
-        GameInProgress {
+        let mut game_in_progress = GameInProgress {
             id,
             seed,
             game,
@@ -83,6 +87,26 @@ impl GameInProgress {
             no_resign,
             resign_check: None,
             resigned: None,
+            cap_rng: SmallRng::seed_from_u64(seed ^ 0xCA9),
+            full_search: true,
+        };
+        game_in_progress.choose_search(config);
+        game_in_progress
+    }
+
+    /// Sets the budget of the next search: full, or (with a playout cap and
+    /// by chance) fast and without noise.
+    fn choose_search(&mut self, config: &SelfPlayConfig) {
+        let Some(cap) = &config.playout_cap else { return };
+        let full = self.cap_rng.random_bool(cap.full_fraction);
+        if full != self.full_search {
+            let params = if full {
+                config.search.clone()
+            } else {
+                SearchParams { visits: cap.fast_visits, noise: false, ..config.search.clone() }
+            };
+            self.search.set_params(params);
+            self.full_search = full;
         }
     }
 
@@ -122,10 +146,13 @@ impl GameInProgress {
         let point = self.search.sample_move(&result, temperature).expect("a game that goes on has a move");
         let mut policy = result.policy_target;
         policy.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        self.samples.push(PositionSample { ply, policy: policy.clone() });
+        if self.full_search {
+            self.samples.push(PositionSample { ply, policy: policy.clone() });
+        }
         self.moves.push(JsonMove { point, value: result.value, visits: result.visits, policy });
         self.game.play(point).expect("the search plays legal moves");
         self.search.advance(point);
+        self.choose_search(config);
     }
 
     /// The finished game's record and samples.

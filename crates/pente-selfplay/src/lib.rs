@@ -8,7 +8,7 @@ mod game;
 mod output;
 mod run;
 
-pub use config::{OpeningConfig, ResignConfig, RulesWeight, SelfPlayConfig};
+pub use config::{OpeningConfig, PlayoutCap, ResignConfig, RulesWeight, SelfPlayConfig};
 pub use error::SelfPlayError;
 pub use game::{FinishedGame, GameInProgress, game_seed};
 pub use output::{CONFIG_FILE, CSV_FILE, JSONL_FILE, Output, SAMPLES_FILE, write_atomically};

@@ -92,6 +92,30 @@ fn same_seed_same_games_and_consistent_files() {
 }
 
 #[test]
+fn playout_cap_randomization_samples_only_full_searches() {
+    let dir = temp_dir("cap");
+    let mut capped = config(6);
+    capped.playout_cap = Some(pente_selfplay::PlayoutCap { full_fraction: 0.3, fast_visits: 3 });
+    run(&capped, &dir, &ModelSource::Heuristic, &mut |_| {}).unwrap();
+    let games = jsonl_games(&dir);
+    let samples: Vec<_> =
+        SamplesReader::new(std::fs::File::open(dir.join(SAMPLES_FILE)).unwrap()).map(Result::unwrap).collect();
+    // (searches, visits) of the sampled moves and of the other searched moves.
+    let (mut full, mut fast) = ((0u32, 0u32), (0u32, 0u32));
+    for (game, samples) in games.iter().zip(&samples) {
+        for (ply, m) in game.moves.iter().enumerate().filter(|(_, m)| m.visits > 0) {
+            let side = if samples.samples.iter().any(|s| s.ply as usize == ply) { &mut full } else { &mut fast };
+            *side = (side.0 + 1, side.1 + m.visits);
+        }
+    }
+    assert!(full.0 > 0 && fast.0 > full.0, "{full:?} full and {fast:?} fast searches");
+    // Full searches run 12 visits, fast ones 3 (plus what the reused tree had).
+    let mean = |(n, v): (u32, u32)| f64::from(v) / f64::from(n);
+    assert!(mean(full) > 2.0 * mean(fast), "{full:?} full, {fast:?} fast");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn a_killed_run_resumes_to_the_same_files() {
     let (whole, resumed) = (temp_dir("whole"), temp_dir("resumed"));
     run(&config(10), &whole, &ModelSource::Heuristic, &mut |_| {}).unwrap();
@@ -146,6 +170,8 @@ fn bad_configs_name_the_problem() {
         ("games = 1\ngames_in_flight = 0", "games_in_flight"),
         ("games = 1\n[search]\nvisits = 0", "visits"),
         ("games = 1\n[resign]\nplayout_fraction = 2.0", "playout_fraction"),
+        ("games = 1\n[playout_cap]\nfull_fraction = 0.0\nfast_visits = 8", "playout_cap"),
+        ("games = 1\n[playout_cap]\nfull_fraction = 0.25", "fast_visits"),
         ("games = \"many\"", "games"),
     ] {
         let error = SelfPlayConfig::parse(text).unwrap_err();
