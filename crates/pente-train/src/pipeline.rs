@@ -208,10 +208,7 @@ impl LoopConfig {
         }
         for baseline in &self.arena.baselines {
             let spec = baseline_spec(baseline, self.arena.visits).map_err(|e| format!("arena: baseline {e}"))?;
-            let first = &self.selfplay.rules[0];
-            if matches!(spec.kind, PlayerKind::TextPente(_))
-                && pente_core::Rules::new(first.variant, first.size).ok() != Some(TextPenteConfig::rules())
-            {
+            if matches!(spec.kind, PlayerKind::TextPente(_)) && self.arena_rules() != TextPenteConfig::rules() {
                 return Err(format!("arena: baseline `{baseline}` plays only 19x19 Pente, the first self-play rules"));
             }
         }
@@ -232,12 +229,18 @@ impl LoopConfig {
         self.runs_dir.join(&self.name)
     }
 
-    /// The rules arenas use: the first of the self-play mix.
-    fn arena_config(&self, seed: u64) -> ArenaConfig {
+    /// The rules arenas use: the first of the self-play mix (valid once
+    /// `selfplay.check()` has passed).
+    fn arena_rules(&self) -> pente_core::Rules {
         let first = &self.selfplay.rules[0];
+        pente_core::Rules::new(first.variant, first.size).expect("checked with the self-play settings")
+    }
+
+    /// How arenas are played.
+    fn arena_config(&self, seed: u64) -> ArenaConfig {
         ArenaConfig {
             games: self.arena.games,
-            rules: pente_core::Rules::new(first.variant, first.size).expect("checked"),
+            rules: self.arena_rules(),
             opening_plies: self.arena.opening_plies,
             seed,
         }
