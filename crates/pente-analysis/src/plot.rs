@@ -474,7 +474,7 @@ pub fn write_training_curves(
                 )?;
             }
             if let Some(area) = areas.next() {
-                draw_chart(area, "Value loss (mean per iteration)", "squared error", x_range.clone(), &[("", value)])?;
+                draw_chart(area, "Value loss (mean per iteration)", "cross-entropy", x_range.clone(), &[("", value)])?;
             }
         }
         if !elo.is_empty() {

@@ -29,7 +29,7 @@ pub struct MetricsRow {
     pub samples: Option<u64>,
     /// Cross-entropy of the policy head.
     pub policy_loss: f64,
-    /// Mean squared error of the value head.
+    /// Cross-entropy of the value head (win/draw/loss).
     pub value_loss: f64,
     /// The learning rate at this step.
     pub learning_rate: Option<f64>,
