@@ -11,5 +11,7 @@ mod trainer;
 pub use arena::{ArenaConfig, Elo, Engine, MatchResult, Player, PlayerKind, PlayerSpec, elo_from_results, play_match};
 pub use data::{ReplayWindow, TrainingPosition, sample_files};
 pub use error::TrainError;
-pub use pipeline::{EloEntry, LoopArena, LoopConfig, LoopEvent, LoopState, NetShape, StageTimes, run_loop};
+pub use pipeline::{
+    EloEntry, IterationSize, LoopArena, LoopConfig, LoopEvent, LoopState, NetShape, StageTimes, run_loop,
+};
 pub use trainer::{CHECKPOINT_DIR, METRICS_FILE, METRICS_HEADER, StepReport, TrainConfig, init_model, train};

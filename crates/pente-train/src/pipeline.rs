@@ -34,6 +34,10 @@ pub struct LoopConfig {
     /// random first network itself (pure self-play from zero).
     #[serde(default)]
     pub bootstrap: Option<String>,
+    /// Sizes of the iterations self-played by the bootstrap teacher, which
+    /// plays far faster than a network and so can afford more games.
+    #[serde(default)]
+    pub bootstrap_iteration: Option<IterationSize>,
     /// Self-play of each iteration (`model` is set by the loop).
     pub selfplay: SelfPlayConfig,
     /// Training of each iteration (`samples` is set by the loop).
@@ -62,6 +66,18 @@ impl NetShape {
     pub fn config(&self) -> NetConfig {
         NetConfig::scaled(self.blocks, self.channels)
     }
+}
+
+/// Overrides of `selfplay.games` and `train.steps` for some iterations.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IterationSize {
+    /// Self-play games (default: `selfplay.games`).
+    #[serde(default)]
+    pub games: Option<u64>,
+    /// Training steps (default: `train.steps`).
+    #[serde(default)]
+    pub steps: Option<u64>,
 }
 
 /// How candidates are evaluated.
@@ -217,10 +233,29 @@ impl LoopConfig {
         {
             return Err(format!("bootstrap: `{teacher}` is not heuristic or uniform"));
         }
+        if let Some(size) = &self.bootstrap_iteration {
+            if self.bootstrap.is_none() {
+                return Err("bootstrap_iteration: only with a bootstrap teacher".into());
+            }
+            if size.games == Some(0) || size.steps == Some(0) {
+                return Err("bootstrap_iteration: games and steps must be at least 1".into());
+            }
+        }
         if self.net.blocks == 0 || self.net.channels < 4 {
             return Err("net: at least 1 block and 4 channels".into());
         }
         Ok(())
+    }
+
+    /// Self-play games and training steps of an iteration, `taught` when
+    /// its self-play is by the bootstrap teacher.
+    #[must_use]
+    pub fn iteration_size(&self, taught: bool) -> (u64, u64) {
+        let size = self.bootstrap_iteration.as_ref().filter(|_| taught);
+        (
+            size.and_then(|s| s.games).unwrap_or(self.selfplay.games),
+            size.and_then(|s| s.steps).unwrap_or(self.train.steps),
+        )
     }
 
     /// `<runs_dir>/<name>`.
@@ -350,16 +385,14 @@ pub fn run_loop(config: &LoopConfig, report: &mut dyn FnMut(LoopEvent<'_>)) -> R
         let iter_dir = dir.join(format!("iter-{k:03}"));
         let id = format!("{}-{k}", config.name);
 
-        report(LoopEvent::Stage {
-            iteration: k,
-            stage: "selfplay",
-            detail: format!("{} games", config.selfplay.games),
-        });
-        let mut selfplay = config.selfplay.clone();
         let source = match (&config.bootstrap, state.best == initial) {
             (Some(teacher), true) => ModelSource::parse(teacher),
             _ => ModelSource::Network(state.best.clone()),
         };
+        let (games, steps) = config.iteration_size(!matches!(source, ModelSource::Network(_)));
+        report(LoopEvent::Stage { iteration: k, stage: "selfplay", detail: format!("{games} games") });
+        let mut selfplay = config.selfplay.clone();
+        selfplay.games = games;
         selfplay.model = match &source {
             ModelSource::Network(dir) => dir.display().to_string(),
             _ => config.bootstrap.clone().unwrap_or_default(),
@@ -372,8 +405,9 @@ pub fn run_loop(config: &LoopConfig, report: &mut dyn FnMut(LoopEvent<'_>)) -> R
         let mut times = StageTimes { iteration: k, selfplay_s: clock.elapsed().as_secs_f64(), ..StageTimes::default() };
         let clock = Instant::now();
 
-        report(LoopEvent::Stage { iteration: k, stage: "train", detail: format!("{} steps", config.train.steps) });
+        report(LoopEvent::Stage { iteration: k, stage: "train", detail: format!("{steps} steps") });
         let mut train_config = config.train.clone();
+        train_config.steps = steps;
         // Every iteration's self-play so far; the window keeps the most recent.
         train_config.samples = (1..=k).map(|i| dir.join(format!("iter-{i:03}")).join("selfplay")).collect();
         train_config.seed = config.train.seed.wrapping_add(u64::from(k));

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use pente_train::{LoopConfig, TrainConfig, run_loop};
+use pente_train::{IterationSize, LoopConfig, TrainConfig, run_loop};
 
 fn configs() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs")
@@ -25,10 +25,26 @@ fn shipped_configs_parse() {
 }
 
 #[test]
+fn the_bootstrap_iteration_needs_a_teacher_and_sizes() {
+    let mut config = LoopConfig::load(&configs().join("loop-ci.toml")).unwrap();
+    config.bootstrap_iteration = Some(IterationSize { games: Some(40), steps: None });
+    assert!(config.check().unwrap_err().contains("only with a bootstrap teacher"));
+    config.bootstrap = Some("heuristic".into());
+    config.check().unwrap();
+    assert_eq!(config.iteration_size(true), (40, config.train.steps));
+    assert_eq!(config.iteration_size(false), (config.selfplay.games, config.train.steps));
+    config.bootstrap_iteration = Some(IterationSize { games: Some(0), steps: Some(5) });
+    assert!(config.check().unwrap_err().contains("at least 1"));
+}
+
+#[test]
 fn the_ci_loop_runs_and_resumes() {
     let mut config = LoopConfig::load(&configs().join("loop-ci.toml")).unwrap();
     let runs = std::env::temp_dir().join(format!("pente-train-loop-{}", std::process::id()));
     config.runs_dir = runs.clone();
+    // The teacher's iteration has its own size.
+    config.bootstrap = Some("heuristic".into());
+    config.bootstrap_iteration = Some(IterationSize { games: Some(10), steps: Some(12) });
     let mut stages = Vec::new();
     let state = run_loop(&config, &mut |event| {
         if let pente_train::LoopEvent::Stage { stage, .. } = event {
@@ -43,7 +59,9 @@ fn the_ci_loop_runs_and_resumes() {
         assert!(dir.join(file).is_file(), "{file}");
     }
     let metrics = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
-    assert_eq!(metrics.lines().count(), 21, "header and 20 steps");
+    assert_eq!(metrics.lines().count(), 13, "header and the teacher iteration's 12 steps");
+    let games = std::fs::read_to_string(dir.join("iter-001/selfplay/games.csv")).unwrap();
+    assert_eq!(games.lines().count(), 11, "header and the teacher iteration's 10 games");
     let timings = std::fs::read_to_string(dir.join("timings.csv")).unwrap();
     let rows: Vec<&str> = timings.lines().collect();
     assert_eq!(rows[0], "iteration,selfplay_s,train_s,arena_s");
