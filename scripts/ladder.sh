@@ -7,7 +7,7 @@
 # Defaults: data/models/default, 64 visits, MODEL_DIR/arena. Writes each
 # match's games (OUT_DIR/<opponent>.jsonl) and its result line to
 # OUT_DIR/results.txt. Needs `apt-get install pente` for the pente-text levels.
-# Games per match: GAMES (default 40) against the baselines, 20 against
+# Games per match: GAMES (default 80) against the baselines, 20 against
 # pente-text levels 1-6 and fewer against the slow top levels (level 9 thinks
 # for seconds a move).
 set -euo pipefail
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 model=${1:-data/models/default}
 visits=${2:-64}
 out=${3:-$model/arena}
-games=${GAMES:-40}
+games=${GAMES:-80}
 pente=${PENTE:-target/release/pente}
 
 [ -x "$pente" ] || cargo build --release -p pente-cli
