@@ -8,7 +8,7 @@ use clap::Args;
 use pente_core::{Color, Variant};
 use pente_search::{Proof, Search, SearchParams, SearchResult};
 
-use crate::player::load_evaluator;
+use crate::player::{BackendArgs, LazyBackend, load_evaluator};
 
 /// Arguments of `pente analyze`.
 #[derive(Debug, Args)]
@@ -34,13 +34,15 @@ pub struct AnalyzeArgs {
     /// Use Gumbel root selection (sequential halving).
     #[arg(long)]
     gumbel: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
 }
 
 /// Runs `pente analyze`; a bad position exits with code 2.
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let game = crate::replay_moves(args.variant, args.size, &args.moves)?;
     let rules = *game.rules();
-    let loaded = load_evaluator(args.model.as_deref())?;
+    let loaded = load_evaluator(args.model.as_deref(), &mut LazyBackend::new(&args.backend))?;
     let params = SearchParams {
         visits: args.visits.max(1),
         gumbel: args.gumbel.then(Default::default),

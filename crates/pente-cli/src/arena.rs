@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use pente_core::Variant;
-use pente_train::{ArenaConfig, PlayerSpec, play_match};
+use pente_train::{ArenaConfig, PlayerKind, PlayerSpec, play_match};
+
+use crate::player::BackendArgs;
 
 /// Arguments of `pente arena`.
 #[derive(Debug, Args)]
@@ -39,13 +41,18 @@ pub struct ArenaArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
 }
 
 /// Runs `pente arena`.
 pub fn run(args: &ArenaArgs) -> anyhow::Result<ExitCode> {
     let rules = crate::rules(args.variant, args.size)?;
-    let a = PlayerSpec::parse(&args.a).map_err(|e| anyhow::anyhow!("--a: {e}"))?.load()?;
-    let b = PlayerSpec::parse(&args.b).map_err(|e| anyhow::anyhow!("--b: {e}"))?.load()?;
+    let a = PlayerSpec::parse(&args.a).map_err(|e| anyhow::anyhow!("--a: {e}"))?;
+    let b = PlayerSpec::parse(&args.b).map_err(|e| anyhow::anyhow!("--b: {e}"))?;
+    let networks = [&a, &b].iter().any(|spec| matches!(spec.kind, PlayerKind::Model(_)));
+    let backend = if networks { args.backend.choose()? } else { pente_ort::Backend::default() };
+    let (a, b) = (a.load(&backend)?, b.load(&backend)?);
     let config = ArenaConfig { games: args.games.max(1), rules, opening_plies: args.opening_plies, seed: args.seed };
     let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(u64::from(config.games)) };
     bar.set_style(

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use pente_core::{EndReason, Position, Rules, Variant};
-use pente_nn::NetworkEvaluator;
+use pente_nn::{ModelInfo, NetConfig, NetworkEvaluator, PenteNet};
+use pente_ort::{Backend, BackendChoice, OrtEvaluator};
 use pente_search::{Evaluation, Evaluator, Search, SearchParams, UniformEvaluator, search_many};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -19,7 +20,7 @@ pub enum BenchCommand {
     /// five detection and random move choice) per second, and games per second.
     Rules(RulesBenchArgs),
     /// Network evaluations per second (features, forward pass, masking and
-    /// read-back) at several batch sizes.
+    /// read-back) at several batch sizes, on each backend (or the one of --backend).
     Nn(NnBenchArgs),
     /// Search speed: playouts per second with a free evaluator, and the share
     /// of time spent outside the network when many games share its calls.
@@ -47,20 +48,58 @@ pub struct BenchNetwork {
     /// Board side.
     #[arg(long, default_value_t = 19)]
     size: u8,
+    /// Backend: `ort`, `burn` or `auto`; `bench nn` without it measures both.
+    #[arg(long, env = "PENTE_BACKEND")]
+    backend: Option<BackendChoice>,
+    /// Threads of the ONNX Runtime session; default RAYON_NUM_THREADS (what
+    /// burn uses), else one per core.
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 impl BenchNetwork {
-    /// The network of `--model`, or a random one of the given shape.
-    fn load(&self) -> anyhow::Result<NetworkEvaluator> {
-        let device = crate::player::device()?;
+    /// The network of `--model`, or a random one of the given shape, on the CPU.
+    fn network(&self) -> anyhow::Result<(PenteNet, ModelInfo)> {
+        let device = pente_nn::cpu();
         match &self.model {
-            Some(path) => crate::player::load_network(path, device),
+            Some(path) => pente_nn::store::load(path, &device)
+                .map_err(|e| anyhow::anyhow!("loading the network in {}: {e}", path.display())),
             None => {
                 device.seed(0);
-                let net = pente_nn::NetConfig::scaled(self.blocks, self.channels).init(&device);
-                Ok(NetworkEvaluator::new(net, device, format!("random-b{}c{}", self.blocks, self.channels)))
+                let config = NetConfig::scaled(self.blocks, self.channels);
+                let id = format!("random-b{}c{}", self.blocks, self.channels);
+                Ok((config.init(&device), ModelInfo::new(id, config)))
             }
         }
+    }
+
+    /// The backends to measure: the one of `--backend`, else burn and (if
+    /// its library is found) ONNX Runtime.
+    fn backends(&self) -> anyhow::Result<Vec<Backend>> {
+        let device = crate::player::device()?;
+        if let Some(choice) = self.backend {
+            return Ok(vec![crate::player::BackendArgs { backend: choice }.choose()?]);
+        }
+        let mut backends = vec![Backend::Burn(device.clone())];
+        match pente_ort::choose(BackendChoice::Ort, device) {
+            Ok(chosen) => {
+                eprintln!("{}", chosen.description);
+                backends.push(chosen.backend);
+            }
+            Err(error) => eprintln!("ONNX Runtime not measured: {error}"),
+        }
+        Ok(backends)
+    }
+
+    /// The network as an evaluator on `backend`.
+    fn evaluator(&self, backend: &Backend) -> anyhow::Result<Box<dyn Evaluator>> {
+        let (model, info) = self.network()?;
+        Ok(match backend {
+            Backend::Burn(device) => Box::new(NetworkEvaluator::new(burn::module::Module::to_device(model, device), device.clone(), info.id)),
+            Backend::Ort(runtime) => {
+                Box::new(OrtEvaluator::from_model(runtime, &model, &info, self.threads.unwrap_or_else(rayon_threads))?)
+            }
+        })
     }
 }
 
@@ -219,9 +258,21 @@ fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> {
 fn bench_nn(args: &NnBenchArgs) -> anyhow::Result<ExitCode> {
     let size = args.network.size;
     let rules = Rules::new(Variant::Pente, size)?;
-    let network = args.network.load()?;
-    println!("network {} on {size}x{size} boards, {} threads", network.name(), rayon_threads());
     let positions = sample_positions(rules, args.batch.iter().copied().max().unwrap_or(1), 7);
+    for backend in args.network.backends()? {
+        let network = args.network.evaluator(&backend)?;
+        let threads = match backend {
+            Backend::Ort(_) => args.network.threads.unwrap_or_else(rayon_threads),
+            Backend::Burn(_) => rayon_threads(),
+        };
+        println!("network {} on {size}x{size} boards, backend {}, {threads} threads", network.name(), backend.name());
+        bench_batches(network.as_ref(), &positions, args)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One line per batch size: positions/s and ms per call.
+fn bench_batches(network: &dyn Evaluator, positions: &[Position], args: &NnBenchArgs) -> anyhow::Result<()> {
     println!("{:>6} {:>14} {:>12}", "batch", "positions/s", "ms/batch");
     for &batch in &args.batch {
         anyhow::ensure!(batch > 0, "batch sizes must be positive");
@@ -241,7 +292,7 @@ fn bench_nn(args: &NnBenchArgs) -> anyhow::Result<ExitCode> {
             1000.0 * elapsed / f64::from(calls)
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Counts the time spent inside an evaluator.
@@ -300,8 +351,10 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
         1e6 * elapsed / playouts as f64
     );
     // 2. With the network: where the time goes.
-    let network = args.network.load()?;
-    let timed = Timed { inner: &network, time: Cell::default(), positions: Cell::default(), calls: Cell::default() };
+    let choice = args.network.backend.unwrap_or_default();
+    let backend = crate::player::BackendArgs { backend: choice }.choose()?;
+    let network = args.network.evaluator(&backend)?;
+    let timed = Timed { inner: network.as_ref(), time: Cell::default(), positions: Cell::default(), calls: Cell::default() };
     let start = Instant::now();
     let playouts = play_games(rules, args.games, args.moves, &params, &timed);
     let elapsed = start.elapsed().as_secs_f64();

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::analyze::winrate;
-use crate::player::{LoadedEvaluator, load_evaluator};
+use crate::player::{BackendArgs, LazyBackend, LoadedEvaluator, load_evaluator};
 
 /// Arguments of `pente engine`.
 #[derive(Debug, Args)]
@@ -31,6 +31,8 @@ pub struct EngineArgs {
     /// Default playouts for requests without `visits`.
     #[arg(long, default_value_t = 400)]
     visits: u32,
+    #[command(flatten)]
+    backend: BackendArgs,
 }
 
 #[derive(Debug, Deserialize)]
@@ -80,6 +82,7 @@ struct CandidateJson {
 /// Runs `pente engine` until stdin closes.
 pub fn run(args: &EngineArgs) -> anyhow::Result<ExitCode> {
     let mut evaluators: HashMap<Option<PathBuf>, LoadedEvaluator> = HashMap::new();
+    let mut backend = LazyBackend::new(&args.backend);
     let stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lines() {
@@ -87,7 +90,7 @@ pub fn run(args: &EngineArgs) -> anyhow::Result<ExitCode> {
         if line.trim().is_empty() {
             continue;
         }
-        let reply = match answer(&line, args, &mut evaluators) {
+        let reply = match answer(&line, args, &mut backend, &mut evaluators) {
             Ok(response) => serde_json::to_string(&response)?,
             Err((id, error)) => serde_json::json!({ "id": id, "error": error }).to_string(),
         };
@@ -101,6 +104,7 @@ pub fn run(args: &EngineArgs) -> anyhow::Result<ExitCode> {
 fn answer(
     line: &str,
     args: &EngineArgs,
+    backend: &mut LazyBackend,
     evaluators: &mut HashMap<Option<PathBuf>, LoadedEvaluator>,
 ) -> Result<Response, (Value, String)> {
     let json: Value = serde_json::from_str(line).map_err(|e| (Value::Null, format!("not JSON: {e}")))?;
@@ -112,7 +116,7 @@ fn answer(
     let game = Game::from_move_list(rules, &request.moves.join(" ")).map_err(|e| fail(e.to_string()))?;
     let model = request.model.clone().or_else(|| args.model.clone());
     if !evaluators.contains_key(&model) {
-        let loaded = load_evaluator(model.as_deref()).map_err(|e| fail(format!("{e:#}")))?;
+        let loaded = load_evaluator(model.as_deref(), backend).map_err(|e| fail(format!("{e:#}")))?;
         evaluators.insert(model.clone(), loaded);
     }
     let loaded = &evaluators[&model];

@@ -7,6 +7,8 @@ use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use pente_train::{LoopConfig, LoopEvent, run_loop};
 
+use crate::player::BackendArgs;
+
 /// Arguments of `pente loop`.
 #[derive(Debug, Args)]
 pub struct LoopArgs {
@@ -19,6 +21,8 @@ pub struct LoopArgs {
     /// Only stage lines and the final table, no progress bars.
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
 }
 
 /// Runs `pente loop`, then prints the Elo table.
@@ -27,13 +31,14 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
     if let Some(iterations) = args.iterations {
         config.iterations = iterations;
     }
+    let backend = args.backend.choose()?;
     let bars = MultiProgress::new();
     if args.quiet {
         bars.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let bar = bars.add(ProgressBar::new(0));
     let style = |template: &str| ProgressStyle::with_template(template).expect("a valid template");
-    let state = run_loop(&config, &mut |event| match event {
+    let state = run_loop(&config, &backend, &mut |event| match event {
         LoopEvent::Stage { iteration, stage, detail } => {
             bar.finish_and_clear();
             bars.suspend(|| println!("iteration {iteration}: {stage} ({detail})"));

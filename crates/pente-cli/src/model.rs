@@ -17,12 +17,19 @@ pub enum ModelCommand {
         /// The model directory.
         dir: PathBuf,
     },
+    /// Write (or rewrite) model.onnx of a model directory from its weights:
+    /// the network with batch norm folded, input `features`, outputs `policy`
+    /// and `value` (new models get it when they are saved).
+    ExportOnnx {
+        /// The model directory.
+        dir: PathBuf,
+    },
 }
 
 /// Arguments of `pente model init`.
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// Directory to write (model.bpk, model.json, model.safetensors).
+    /// Directory to write (model.bpk, model.json, model.safetensors, model.onnx).
     #[arg(long)]
     out: PathBuf,
     /// Residual blocks.
@@ -62,6 +69,10 @@ pub fn run(command: &ModelCommand) -> anyhow::Result<ExitCode> {
             let (model, info) = store::load(dir, &device).with_context(|| format!("loading {}", dir.display()))?;
             println!("{}", serde_json::to_string_pretty(&info)?);
             println!("parameters: {}", burn::module::Module::num_params(&model));
+        }
+        ModelCommand::ExportOnnx { dir } => {
+            let path = store::export_onnx(dir).with_context(|| format!("exporting {}", dir.display()))?;
+            println!("wrote {}", path.display());
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -9,7 +9,7 @@ use pente_core::{Color, Game, Point, Position, Variant, column_letter};
 use pente_search::{Search, SearchParams};
 
 use crate::analyze::winrate;
-use crate::player::load_evaluator;
+use crate::player::{BackendArgs, LazyBackend, load_evaluator};
 
 /// The colour the human plays.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -36,6 +36,8 @@ pub struct PlayArgs {
     /// Board side, odd, 7 to 19.
     #[arg(long, default_value_t = 19)]
     size: u8,
+    #[command(flatten)]
+    backend: BackendArgs,
 }
 
 /// Draws the board with coordinates, the last move in brackets, and the captures.
@@ -70,7 +72,7 @@ pub fn draw(position: &Position) -> String {
 /// Runs `pente play` until the game ends or the human quits.
 pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
     let rules = crate::rules(args.variant, args.size)?;
-    let loaded = load_evaluator(args.model.as_deref())?;
+    let loaded = load_evaluator(args.model.as_deref(), &mut LazyBackend::new(&args.backend))?;
     let human = match args.color {
         Side::White => Color::White,
         Side::Black => Color::Black,

@@ -1,11 +1,36 @@
 //! Choosing the evaluator behind `analyze`, `play` and `engine`, and the
-//! device networks run on.
+//! backend and device networks run on.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use pente_nn::{Device, NetworkEvaluator};
+use clap::Args;
+use pente_nn::Device;
+use pente_ort::{Backend, BackendChoice};
 use pente_search::{Evaluator, HeuristicEvaluator, UniformEvaluator};
+
+/// `--backend`, for every command that runs a network.
+#[derive(Debug, Clone, Args)]
+pub struct BackendArgs {
+    /// Network backend: `auto` (ONNX Runtime if its library is found, else
+    /// burn), `ort` (ONNX Runtime, an error without it) or `burn`.
+    #[arg(long, env = "PENTE_BACKEND", default_value = "auto")]
+    pub backend: BackendChoice,
+}
+
+impl BackendArgs {
+    /// The backend, after saying on stderr which one it is.
+    pub fn choose(&self) -> anyhow::Result<Backend> {
+        let chosen = pente_ort::choose(self.backend, device()?)?;
+        eprintln!("{}", chosen.description);
+        Ok(chosen.backend)
+    }
+}
+
+/// Threads a network gets when one search uses it: every core.
+pub fn all_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
 
 /// Where the default network is shipped, relative to the repository root.
 pub const DEFAULT_MODEL_DIR: &str = "data/models/default";
@@ -19,8 +44,9 @@ pub struct LoadedEvaluator {
 }
 
 /// The evaluator for `--model`: `heuristic`, `uniform`, a model directory,
-/// or (without `--model`) the shipped network, else the heuristic.
-pub fn load_evaluator(model: Option<&Path>) -> anyhow::Result<LoadedEvaluator> {
+/// or (without `--model`) the shipped network, else the heuristic. A
+/// network runs on the backend of `backend` (chosen when first needed).
+pub fn load_evaluator(model: Option<&Path>, backend: &mut LazyBackend) -> anyhow::Result<LoadedEvaluator> {
     match model.and_then(Path::to_str) {
         Some("heuristic") => {
             return Ok(LoadedEvaluator {
@@ -48,9 +74,34 @@ pub fn load_evaluator(model: Option<&Path>) -> anyhow::Result<LoadedEvaluator> {
             default
         }
     };
-    let network = load_network(&path, device()?)?;
-    let description = format!("network {} ({})", network.name(), path.display());
-    Ok(LoadedEvaluator { evaluator: Box::new(network), description })
+    let backend = backend.get()?;
+    let network = backend
+        .load(&path, all_threads())
+        .with_context(|| format!("loading the network in {}", path.display()))?;
+    let description = format!("network {} ({}, {})", network.name(), path.display(), backend.name());
+    Ok(LoadedEvaluator { evaluator: network, description })
+}
+
+/// A backend chosen the first time a network is loaded, so that commands
+/// run with `heuristic` or `uniform` never look for ONNX Runtime.
+pub struct LazyBackend {
+    args: BackendArgs,
+    chosen: Option<Backend>,
+}
+
+impl LazyBackend {
+    /// Not chosen yet.
+    pub fn new(args: &BackendArgs) -> LazyBackend {
+        LazyBackend { args: args.clone(), chosen: None }
+    }
+
+    /// The backend, chosen now if not yet.
+    pub fn get(&mut self) -> anyhow::Result<&Backend> {
+        if self.chosen.is_none() {
+            self.chosen = Some(self.args.choose()?);
+        }
+        Ok(self.chosen.as_ref().expect("chosen above"))
+    }
 }
 
 /// The shipped network: `data/models/default` under the current directory,
@@ -61,13 +112,6 @@ fn default_model_dir() -> Option<PathBuf> {
         .into_iter()
         .find(|dir| dir.join(pente_nn::store::INFO_FILE).is_file())
         .map(|dir| dir.canonicalize().unwrap_or(dir))
-}
-
-/// Loads the model directory `path` for inference on `device`.
-pub fn load_network(path: &Path, device: Device) -> anyhow::Result<NetworkEvaluator> {
-    let (model, info) =
-        pente_nn::store::load(path, &device).with_context(|| format!("loading the network in {}", path.display()))?;
-    Ok(NetworkEvaluator::new(model, device, info.id))
 }
 
 /// The device networks run on: the CPU, unless `PENTE_DEVICE` names a GPU

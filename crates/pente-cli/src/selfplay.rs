@@ -9,6 +9,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use pente_selfplay::{ModelSource, Progress, SelfPlayConfig};
 
+use crate::player::BackendArgs;
+
 /// Arguments of `pente selfplay`; flags override the config file.
 #[derive(Debug, Args)]
 pub struct SelfPlayArgs {
@@ -33,6 +35,8 @@ pub struct SelfPlayArgs {
     /// No progress bar; only the summary.
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
 }
 
 /// Runs `pente selfplay`.
@@ -52,6 +56,8 @@ pub fn run(args: &SelfPlayArgs) -> anyhow::Result<ExitCode> {
     }
     config.check().map_err(|e| anyhow::anyhow!("{}: {e}", args.config.display()))?;
     let model = ModelSource::parse(&config.model);
+    let backend =
+        if matches!(model, ModelSource::Network(_)) { args.backend.choose()? } else { pente_ort::Backend::default() };
     let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(config.games) };
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  {elapsed_precise} eta {eta}  {msg}")
@@ -59,7 +65,7 @@ pub fn run(args: &SelfPlayArgs) -> anyhow::Result<ExitCode> {
     );
     let started = Instant::now();
     let mut first = true;
-    let progress = pente_selfplay::run(&config, &args.out, &model, &mut |p: &Progress| {
+    let progress = pente_selfplay::run(&config, &args.out, &model, &backend, &mut |p: &Progress| {
         if first {
             bar.set_position(p.games - 1);
             bar.reset_eta();

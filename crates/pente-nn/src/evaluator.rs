@@ -1,31 +1,93 @@
 //! The network as a search [`Evaluator`]: positions in, masked policy and
-//! value out, one forward pass per board size in the batch.
+//! value out, one forward pass per board size in the batch. The batching,
+//! encoding and masking here are shared by every backend, so that they all
+//! turn the same logits into the same evaluations.
 
 use burn::prelude::*;
-use burn::tensor::activation::softmax;
 use pente_core::Position;
 use pente_search::{Evaluation, Evaluator};
 
-use crate::features::{PLANES, encode};
+use crate::features::{LEGAL_PLANE, PLANES, encode};
 use crate::model::PenteNet;
 
 /// Logit given to illegal points: large and finite (an infinite one turns
 /// `0 * -inf` into NaN in a cross-entropy).
 pub const ILLEGAL_LOGIT: f32 = -1.0e9;
 
-/// A network in inference mode on a device.
+/// Positions a backend evaluates in one forward pass at most.
+pub const MAX_BATCH: usize = 256;
+
+/// Evaluates `positions` with `forward`, called on batches of at most
+/// `max_batch` positions of one board size; the evaluations come back in
+/// the order of `positions`.
+pub fn evaluate_by_size(
+    positions: &[&Position],
+    max_batch: usize,
+    mut forward: impl FnMut(&[&Position]) -> Vec<Evaluation>,
+) -> Vec<Evaluation> {
+    let first_size = positions.first().map(|p| p.rules().size());
+    if positions.iter().all(|p| Some(p.rules().size()) == first_size) {
+        return positions.chunks(max_batch).flat_map(&mut forward).collect();
+    }
+    let mut out: Vec<Option<Evaluation>> = vec![None; positions.len()];
+    let mut sizes: Vec<u8> = positions.iter().map(|p| p.rules().size()).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    for size in sizes {
+        let indices: Vec<usize> = (0..positions.len()).filter(|&i| positions[i].rules().size() == size).collect();
+        for chunk in indices.chunks(max_batch) {
+            let batch: Vec<&Position> = chunk.iter().map(|&i| positions[i]).collect();
+            for (&i, evaluation) in chunk.iter().zip(forward(&batch)) {
+                out[i] = Some(evaluation);
+            }
+        }
+    }
+    out.into_iter().map(|e| e.expect("every position evaluated")).collect()
+}
+
+/// Writes the input planes of `positions` (all of one board size) into
+/// `features`, resized to `positions.len() * PLANES * area` (its capacity is
+/// kept between calls).
+pub fn encode_batch(positions: &[&Position], features: &mut Vec<f32>) {
+    let area = positions.first().map_or(0, |p| p.rules().area());
+    features.resize(positions.len() * PLANES * area, 0.0);
+    for (position, out) in positions.iter().zip(features.chunks_exact_mut(PLANES * area)) {
+        encode(position, out);
+    }
+}
+
+/// The evaluation of one position from its encoded planes (`PLANES * area`
+/// floats, as [`encode_batch`] wrote them), its policy logits (`area`) and
+/// its win/draw/loss logits: the policy is the softmax over the legal points
+/// (zero elsewhere), the value `P(win) - P(loss)`.
+#[must_use]
+pub fn evaluation_from_logits(features: &[f32], policy_logits: &[f32], wdl_logits: &[f32]) -> Evaluation {
+    let area = policy_logits.len();
+    let legal = &features[LEGAL_PLANE * area..(LEGAL_PLANE + 1) * area];
+    let max = policy_logits.iter().zip(legal).filter(|(_, l)| **l > 0.0).map(|(&x, _)| x).fold(f32::MIN, f32::max);
+    let mut policy: Vec<f32> =
+        policy_logits.iter().zip(legal).map(|(&x, &l)| if l > 0.0 { (x - max).exp() } else { 0.0 }).collect();
+    let sum: f32 = policy.iter().sum();
+    if sum > 0.0 {
+        policy.iter_mut().for_each(|p| *p /= sum);
+    }
+    let max = wdl_logits.iter().copied().fold(f32::MIN, f32::max);
+    let [win, draw, loss] = [0, 1, 2].map(|i| (wdl_logits[i] - max).exp());
+    Evaluation { policy, value: (win - loss) / (win + draw + loss) }
+}
+
+/// A network in inference mode on a device, through burn.
 pub struct NetworkEvaluator {
     model: PenteNet,
     device: Device,
     name: String,
-    max_batch: usize,
 }
 
 impl NetworkEvaluator {
     /// Wraps `model` (switched to inference mode) for `device`; `name` is the model id.
     #[must_use]
     pub fn new(model: PenteNet, device: Device, name: impl Into<String>) -> NetworkEvaluator {
-        NetworkEvaluator { model: model.valid(), device, name: name.into(), max_batch: 256 }
+        NetworkEvaluator { model: model.valid(), device, name: name.into() }
     }
 
     /// The network.
@@ -45,25 +107,19 @@ impl NetworkEvaluator {
         let size = usize::from(positions[0].rules().size());
         let area = size * size;
         let b = positions.len();
-        let mut features = vec![0.0f32; b * PLANES * area];
-        let mut legal = vec![false; b * area];
-        for (i, position) in positions.iter().enumerate() {
-            encode(position, &mut features[i * PLANES * area..(i + 1) * PLANES * area]);
-            for p in position.legal_moves() {
-                legal[i * area + p.dense_index(size as u8)] = true;
-            }
-        }
-        let x = Tensor::<4>::from_data(TensorData::new(features, [b, PLANES, size, size]), &self.device);
-        let mask = Tensor::<2, Bool>::from_data(TensorData::new(legal, [b, area]), &self.device);
+        let mut features = Vec::new();
+        encode_batch(positions, &mut features);
+        let x = Tensor::<4>::from_data(TensorData::new(features.clone(), [b, PLANES, size, size]), &self.device);
         let (policy, value) = self.model.forward(x);
-        let policy = softmax(policy.mask_fill(mask.bool_not(), ILLEGAL_LOGIT), 1);
-        let wdl = softmax(value, 1);
         let policy = policy.into_data().try_into_vec::<f32>().expect("f32 policy");
-        let wdl = wdl.into_data().try_into_vec::<f32>().expect("f32 value");
+        let wdl = value.into_data().try_into_vec::<f32>().expect("f32 value");
         (0..b)
-            .map(|i| Evaluation {
-                policy: policy[i * area..(i + 1) * area].to_vec(),
-                value: wdl[3 * i] - wdl[3 * i + 2],
+            .map(|i| {
+                evaluation_from_logits(
+                    &features[i * PLANES * area..(i + 1) * PLANES * area],
+                    &policy[i * area..(i + 1) * area],
+                    &wdl[3 * i..3 * i + 3],
+                )
             })
             .collect()
     }
@@ -71,20 +127,7 @@ impl NetworkEvaluator {
 
 impl Evaluator for NetworkEvaluator {
     fn evaluate(&self, positions: &[&Position]) -> Vec<Evaluation> {
-        let mut out: Vec<Option<Evaluation>> = vec![None; positions.len()];
-        let mut sizes: Vec<u8> = positions.iter().map(|p| p.rules().size()).collect();
-        sizes.sort_unstable();
-        sizes.dedup();
-        for size in sizes {
-            let indices: Vec<usize> = (0..positions.len()).filter(|&i| positions[i].rules().size() == size).collect();
-            for chunk in indices.chunks(self.max_batch) {
-                let batch: Vec<&Position> = chunk.iter().map(|&i| positions[i]).collect();
-                for (&i, evaluation) in chunk.iter().zip(self.evaluate_same_size(&batch)) {
-                    out[i] = Some(evaluation);
-                }
-            }
-        }
-        out.into_iter().map(|e| e.expect("every position evaluated")).collect()
+        evaluate_by_size(positions, MAX_BATCH, |batch| self.evaluate_same_size(batch))
     }
 
     fn name(&self) -> String {

@@ -11,6 +11,9 @@ pub const PLANES: usize = 16;
 /// inputs of the version it was trained on.
 pub const FEATURES_VERSION: u32 = 1;
 
+/// The plane that marks the legal moves (also the policy's mask).
+pub const LEGAL_PLANE: usize = 11;
+
 /// Earlier moves shown as one-hot planes (the last one first).
 const HISTORY: usize = 3;
 
@@ -69,7 +72,7 @@ pub fn encode(position: &Position, out: &mut [f32]) {
     }
     let mut legal = 0;
     for p in position.legal_moves() {
-        out[11 * area + p.dense_index(size)] = 1.0;
+        out[LEGAL_PLANE * area + p.dense_index(size)] = 1.0;
         legal += 1;
     }
     if !position.is_over() && legal < position.empty_count() {

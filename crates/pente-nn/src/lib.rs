@@ -2,17 +2,19 @@
 //!
 //! [`features`] turns a position into input planes, [`NetConfig`] and
 //! [`PenteNet`] are the network, [`NetworkEvaluator`] serves it to the
-//! search, and [`store`] saves and loads model directories. The CPU backend
+//! search, [`store`] saves and loads model directories, and [`onnx`]
+//! writes the network as an ONNX model for ONNX Runtime and other tools. The CPU backend
 //! is burn's pure-Rust `flex`; GPU backends are the `wgpu` and `cuda` features.
 
 mod evaluator;
 pub mod features;
 mod model;
+pub mod onnx;
 pub mod store;
 pub mod training;
 
 pub use burn::prelude::{Device, DeviceKind};
-pub use evaluator::{ILLEGAL_LOGIT, NetworkEvaluator};
+pub use evaluator::{ILLEGAL_LOGIT, MAX_BATCH, NetworkEvaluator, encode_batch, evaluate_by_size, evaluation_from_logits};
 pub use model::{NetConfig, PenteNet};
 pub use store::{ModelInfo, StoreError};
 

@@ -78,8 +78,8 @@ impl NetConfig {
 /// A convolution without bias followed by batch norm.
 #[derive(Module, Debug)]
 pub struct ConvBn {
-    conv: Conv2d,
-    norm: BatchNorm,
+    pub(crate) conv: Conv2d,
+    pub(crate) norm: BatchNorm,
 }
 
 impl ConvBn {
@@ -101,8 +101,8 @@ impl ConvBn {
 /// Two 3x3 convolutions and a skip connection.
 #[derive(Module, Debug)]
 pub struct ResidualBlock {
-    first: ConvBn,
-    second: ConvBn,
+    pub(crate) first: ConvBn,
+    pub(crate) second: ConvBn,
 }
 
 impl ResidualBlock {
@@ -134,13 +134,13 @@ fn global_pool(x: Tensor<4>) -> Tensor<2> {
 /// (capture counts, threats far away) in one step.
 #[derive(Module, Debug)]
 pub struct PoolBlock {
-    first: Conv2d,
-    regular_norm: BatchNorm,
-    pooled_norm: BatchNorm,
-    pooled_to_bias: Linear,
-    second: ConvBn,
-    regular: usize,
-    pooled: usize,
+    pub(crate) first: Conv2d,
+    pub(crate) regular_norm: BatchNorm,
+    pub(crate) pooled_norm: BatchNorm,
+    pub(crate) pooled_to_bias: Linear,
+    pub(crate) second: ConvBn,
+    pub(crate) regular: usize,
+    pub(crate) pooled: usize,
 }
 
 impl PoolBlock {
@@ -175,15 +175,15 @@ impl PoolBlock {
 /// The policy/value network. One set of weights serves every board size.
 #[derive(Module, Debug)]
 pub struct PenteNet {
-    stem: ConvBn,
-    blocks: Vec<ResidualBlock>,
-    pool_block: PoolBlock,
-    pool_after: usize,
-    policy_hidden: ConvBn,
-    policy_out: Conv2d,
-    value_hidden: ConvBn,
-    value_fc: Linear,
-    value_out: Linear,
+    pub(crate) stem: ConvBn,
+    pub(crate) blocks: Vec<ResidualBlock>,
+    pub(crate) pool_block: PoolBlock,
+    pub(crate) pool_after: usize,
+    pub(crate) policy_hidden: ConvBn,
+    pub(crate) policy_out: Conv2d,
+    pub(crate) value_hidden: ConvBn,
+    pub(crate) value_fc: Linear,
+    pub(crate) value_out: Linear,
 }
 
 impl PenteNet {

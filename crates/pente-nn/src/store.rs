@@ -1,6 +1,7 @@
 //! Saving and loading networks: a directory with the weights (`model.bpk`,
-//! burn's format), `model.json` (id, shape, features version) and a
-//! `model.safetensors` export for PyTorch users.
+//! burn's format), `model.json` (id, shape, features version), a
+//! `model.safetensors` export for PyTorch users and `model.onnx` (the
+//! network with batch norm folded) for ONNX Runtime and other tools.
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,8 @@ pub const WEIGHTS_FILE: &str = "model.bpk";
 pub const INFO_FILE: &str = "model.json";
 /// Weights for PyTorch (names as in `torch.nn`, linear weights `[out, in]`).
 pub const SAFETENSORS_FILE: &str = "model.safetensors";
+/// The network as an ONNX model ([`crate::onnx`]).
+pub const ONNX_FILE: &str = "model.onnx";
 
 /// What a model directory says about its network.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,11 +109,30 @@ pub fn save(model: &PenteNet, info: &ModelInfo, dir: &Path) -> Result<(), StoreE
         .map_err(|e| StoreError::BadWeights { path: exported.clone(), message: e.to_string() })?;
     std::fs::rename(&tmp, &exported).map_err(io(&exported))?;
 
-    let path = dir.join(INFO_FILE);
-    let tmp = dir.join(format!("{INFO_FILE}.tmp"));
+    write_atomic(&dir.join(ONNX_FILE), &crate::onnx::to_onnx(model, info))?;
     let json = serde_json::to_string_pretty(info).expect("model info serializes");
-    std::fs::write(&tmp, json + "\n").map_err(io(&tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io(&path))
+    write_atomic(&dir.join(INFO_FILE), (json + "\n").as_bytes())
+}
+
+/// Writes (or rewrites) `model.onnx` of the model in `dir` from its weights,
+/// for model directories saved before it existed. Returns its path.
+///
+/// # Errors
+/// [`StoreError`] if the model does not load or the file cannot be written.
+pub fn export_onnx(dir: &Path) -> Result<PathBuf, StoreError> {
+    let (model, info) = load(dir, &crate::cpu())?;
+    let path = dir.join(ONNX_FILE);
+    write_atomic(&path, &crate::onnx::to_onnx(&model, &info))?;
+    Ok(path)
+}
+
+/// Writes `bytes` under a temporary name and renames it to `path`.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))
 }
 
 /// Reads the metadata of the model in `dir`.

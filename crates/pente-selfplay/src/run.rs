@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
-use pente_nn::NetworkEvaluator;
+use pente_ort::Backend;
 use pente_records::{GameEnd, GameResult};
 use pente_search::{Evaluator, HeuristicEvaluator, Search, UniformEvaluator, search_many};
 
@@ -22,7 +22,7 @@ pub enum ModelSource {
     Heuristic,
     /// Uniform priors, zero value.
     Uniform,
-    /// A model directory; each worker loads its own copy on the CPU.
+    /// A model directory; each worker loads its own single-threaded copy.
     Network(PathBuf),
 }
 
@@ -51,20 +51,15 @@ impl ModelSource {
         }
     }
 
-    /// A new evaluator for one worker.
+    /// A new evaluator for one worker, a network on `backend` with one thread.
     ///
     /// # Errors
     /// [`SelfPlayError::Model`] if the model cannot be loaded.
-    pub fn evaluator(&self) -> Result<Box<dyn Evaluator>, SelfPlayError> {
+    pub fn evaluator(&self, backend: &Backend) -> Result<Box<dyn Evaluator>, SelfPlayError> {
         Ok(match self {
             ModelSource::Heuristic => Box::new(HeuristicEvaluator::default()),
             ModelSource::Uniform => Box::new(UniformEvaluator::default()),
-            ModelSource::Network(dir) => {
-                let device = pente_nn::cpu();
-                let (model, info) =
-                    pente_nn::store::load(dir, &device).map_err(|e| SelfPlayError::Model(e.to_string()))?;
-                Box::new(NetworkEvaluator::new(model, device, info.id))
-            }
+            ModelSource::Network(dir) => backend.load(dir, 1).map_err(|e| SelfPlayError::Model(e.to_string()))?,
         })
     }
 }
@@ -129,8 +124,8 @@ impl Progress {
     }
 }
 
-/// Plays the games `config` asks for that `out` does not hold yet. Calls
-/// `on_game` after each game is written. Returns the final tally.
+/// Plays the games `config` asks for that `out` does not hold yet, a network
+/// on `backend`. Calls `on_game` after each game is written. Returns the final tally.
 ///
 /// # Errors
 /// [`SelfPlayError`] for an unusable output directory, a model that does not
@@ -139,6 +134,7 @@ pub fn run(
     config: &SelfPlayConfig,
     out: &Path,
     model: &ModelSource,
+    backend: &Backend,
     on_game: &mut dyn FnMut(&Progress),
 ) -> Result<Progress, SelfPlayError> {
     config.check().map_err(|message| SelfPlayError::Config { path: out.join("selfplay.toml"), message })?;
@@ -158,7 +154,7 @@ pub fn run(
             let (stop, name) = (&stop, name.as_str());
             scope.spawn(move || {
                 let ids = (start + worker as u64..config.games).step_by(workers);
-                if let Err(error) = play_worker(config, model, name, ids, stop, &sender) {
+                if let Err(error) = play_worker(config, model, backend, name, ids, stop, &sender) {
                     stop.store(true, Ordering::Relaxed);
                     let _ = sender.send(Err(error));
                 }
@@ -197,6 +193,7 @@ pub fn run(
 fn play_worker(
     config: &SelfPlayConfig,
     model: &ModelSource,
+    backend: &Backend,
     name: &str,
     ids: impl Iterator<Item = u64> + Send,
     stop: &AtomicBool,
@@ -207,7 +204,7 @@ fn play_worker(
         .build()
         .map_err(|e| SelfPlayError::Model(format!("starting a worker thread pool: {e}")))?;
     pool.install(|| {
-        let evaluator = model.evaluator()?;
+        let evaluator = model.evaluator(backend)?;
         let mut ids = ids.peekable();
         let mut games: Vec<GameInProgress> = Vec::new();
         while !stop.load(Ordering::Relaxed) {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use pente_core::{Color, EndReason, Game, Rules};
 use pente_external::{TextPente, TextPenteConfig};
+use pente_ort::Backend;
 use pente_records::{Captures, DATASET_SCHEMA, GameEnd, GameResult, JsonGame, JsonMove};
 use pente_search::{Evaluator, HeuristicEvaluator, Search, SearchParams, UniformEvaluator, search_many};
 use pente_selfplay::game_seed;
@@ -68,12 +69,12 @@ impl PlayerSpec {
         Ok(PlayerSpec { kind, visits })
     }
 
-    /// Loads the player.
+    /// Loads the player, a network on `backend` with every core.
     ///
     /// # Errors
     /// [`TrainError::Model`] if a model does not load, [`TrainError::Config`]
     /// for a pente-text level outside 1-9.
-    pub fn load(&self) -> Result<Player, TrainError> {
+    pub fn load(&self, backend: &Backend) -> Result<Player, TrainError> {
         let (evaluator, name): (Box<dyn Evaluator>, String) = match &self.kind {
             PlayerKind::TextPente(level) => {
                 let config = TextPenteConfig::new(*level).map_err(|e| TrainError::Config(e.to_string()))?;
@@ -82,11 +83,10 @@ impl PlayerSpec {
             PlayerKind::Heuristic => (Box::new(HeuristicEvaluator::default()), "heuristic".into()),
             PlayerKind::Uniform => (Box::new(UniformEvaluator::default()), "uniform".into()),
             PlayerKind::Model(dir) => {
-                let device = pente_nn::cpu();
-                let (model, info) =
-                    pente_nn::store::load(dir, &device).map_err(|e| TrainError::Model(e.to_string()))?;
-                let name = info.id.clone();
-                (Box::new(pente_nn::NetworkEvaluator::new(model, device, info.id)), name)
+                let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+                let evaluator = backend.load(dir, threads).map_err(|e| TrainError::Model(e.to_string()))?;
+                let name = evaluator.name();
+                (evaluator, name)
             }
         };
         let params = SearchParams { visits: self.visits, ..SearchParams::default() };
@@ -446,8 +446,8 @@ mod tests {
     fn heuristic_beats_uniform_search() {
         let rules = Rules::new(pente_core::Variant::Pente, 9).unwrap();
         let config = ArenaConfig { games: 8, rules, opening_plies: 2, seed: 3 };
-        let heuristic = PlayerSpec::parse("heuristic@32").unwrap().load().unwrap();
-        let uniform = PlayerSpec::parse("uniform@32").unwrap().load().unwrap();
+        let heuristic = PlayerSpec::parse("heuristic@32").unwrap().load(&Backend::default()).unwrap();
+        let uniform = PlayerSpec::parse("uniform@32").unwrap().load(&Backend::default()).unwrap();
         let mut seen = 0;
         let result = play_match(&heuristic, &uniform, &config, None, &mut |done, total| {
             assert!(done <= total);
@@ -464,8 +464,8 @@ mod tests {
     fn external_programs_need_their_rules() {
         let rules = Rules::new(pente_core::Variant::Pente, 9).unwrap();
         let config = ArenaConfig { games: 2, rules, opening_plies: 2, seed: 0 };
-        let program = PlayerSpec::parse("pente-text:1").unwrap().load().unwrap();
-        let heuristic = PlayerSpec::parse("heuristic@8").unwrap().load().unwrap();
+        let program = PlayerSpec::parse("pente-text:1").unwrap().load(&Backend::default()).unwrap();
+        let heuristic = PlayerSpec::parse("heuristic@8").unwrap().load(&Backend::default()).unwrap();
         let error = play_match(&heuristic, &program, &config, None, &mut |_, _| {}).expect_err("9x9 refused");
         assert!(error.to_string().contains("19x19"), "{error}");
     }
@@ -474,7 +474,7 @@ mod tests {
     /// installed, unless `PENTE_REQUIRE_EXTERNAL` is set, as in CI).
     #[test]
     fn heuristic_against_pente_text() {
-        let program = PlayerSpec::parse("pente-text:1").unwrap().load().unwrap();
+        let program = PlayerSpec::parse("pente-text:1").unwrap().load(&Backend::default()).unwrap();
         let Engine::TextPente(settings) = &program.engine else { unreachable!() };
         if !settings.program.is_file() {
             assert!(std::env::var_os("PENTE_REQUIRE_EXTERNAL").is_none(), "{} is missing", settings.program.display());
@@ -482,7 +482,7 @@ mod tests {
             return;
         }
         let config = ArenaConfig { games: 4, rules: TextPenteConfig::rules(), opening_plies: 2, seed: 0 };
-        let heuristic = PlayerSpec::parse("heuristic@16").unwrap().load().unwrap();
+        let heuristic = PlayerSpec::parse("heuristic@16").unwrap().load(&Backend::default()).unwrap();
         let dir = std::env::temp_dir().join(format!("pente-arena-text-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("games.jsonl");

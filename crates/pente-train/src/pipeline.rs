@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use pente_external::TextPenteConfig;
 use pente_nn::NetConfig;
+use pente_ort::Backend;
 use pente_selfplay::{ModelSource, Progress, SelfPlayConfig};
 use serde::{Deserialize, Serialize};
 
@@ -308,7 +309,11 @@ fn copy_model(from: &Path, to: &Path) -> Result<(), TrainError> {
     let tmp = to.with_extension("tmp");
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(io_error(&tmp))?;
-    for file in [pente_nn::store::WEIGHTS_FILE, pente_nn::store::INFO_FILE, pente_nn::store::SAFETENSORS_FILE] {
+    use pente_nn::store::{INFO_FILE, ONNX_FILE, SAFETENSORS_FILE, WEIGHTS_FILE};
+    for file in [WEIGHTS_FILE, INFO_FILE, SAFETENSORS_FILE, ONNX_FILE] {
+        if file == ONNX_FILE && !from.join(file).is_file() {
+            continue; // saved before model.onnx existed: the rest is the model
+        }
         std::fs::copy(from.join(file), tmp.join(file)).map_err(io_error(&from.join(file)))?;
     }
     let _ = std::fs::remove_dir_all(to);
@@ -321,6 +326,7 @@ fn cached_match(
     a: &PlayerSpec,
     b: &PlayerSpec,
     config: &ArenaConfig,
+    backend: &Backend,
     report: &mut dyn FnMut(LoopEvent<'_>),
 ) -> Result<MatchResult, TrainError> {
     if let Ok(text) = std::fs::read_to_string(path)
@@ -329,7 +335,7 @@ fn cached_match(
         report(LoopEvent::Match(&result));
         return Ok(result);
     }
-    let (a, b) = (a.load()?, b.load()?);
+    let (a, b) = (a.load(backend)?, b.load(backend)?);
     let games = path.with_extension("jsonl");
     let result = play_match(&a, &b, config, Some(&games), &mut |done, total| {
         report(LoopEvent::ArenaGame { done, total });
@@ -339,14 +345,27 @@ fn cached_match(
     Ok(result)
 }
 
-/// Runs the loop to `config.iterations`, resuming from `runs/<name>/`.
-/// Returns the final state (with the Elo table).
+/// The settings of a loop run that its stages share.
+struct Run<'a> {
+    config: &'a LoopConfig,
+    dir: PathBuf,
+    backend: &'a Backend,
+}
+
+/// Runs the loop to `config.iterations`, resuming from `runs/<name>/`, its
+/// networks (self-play and arenas) on `backend`. Returns the final state
+/// (with the Elo table).
 ///
 /// # Errors
 /// [`TrainError`] from any stage; everything finished before stays.
-pub fn run_loop(config: &LoopConfig, report: &mut dyn FnMut(LoopEvent<'_>)) -> Result<LoopState, TrainError> {
+pub fn run_loop(
+    config: &LoopConfig,
+    backend: &Backend,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<LoopState, TrainError> {
     config.check().map_err(TrainError::Config)?;
     let dir = config.run_dir();
+    let run = Run { config, dir: dir.clone(), backend };
     let models = dir.join("models");
     std::fs::create_dir_all(&models).map_err(io_error(&models))?;
     let config_path = dir.join("loop.toml");
@@ -376,7 +395,7 @@ pub fn run_loop(config: &LoopConfig, report: &mut dyn FnMut(LoopEvent<'_>)) -> R
             elo_high: 0.0,
             games: 0,
         });
-        rate_baselines(config, &dir, 0, &initial, 0.0, &mut state, report)?;
+        rate_baselines(&run, 0, &initial, 0.0, &mut state, report)?;
         save_state(&dir, &state)?;
     }
 
@@ -399,7 +418,7 @@ pub fn run_loop(config: &LoopConfig, report: &mut dyn FnMut(LoopEvent<'_>)) -> R
         };
         selfplay.seed = config.selfplay.seed.wrapping_add(u64::from(k));
         let clock = Instant::now();
-        pente_selfplay::run(&selfplay, &iter_dir.join("selfplay"), &source, &mut |p| {
+        pente_selfplay::run(&selfplay, &iter_dir.join("selfplay"), &source, backend, &mut |p| {
             report(LoopEvent::Game(p));
         })?;
         let mut times = StageTimes { iteration: k, selfplay_s: clock.elapsed().as_secs_f64(), ..StageTimes::default() };
@@ -425,6 +444,7 @@ pub fn run_loop(config: &LoopConfig, report: &mut dyn FnMut(LoopEvent<'_>)) -> R
             &arena_spec(&candidate),
             &arena_spec(&state.best),
             &arena,
+            backend,
             report,
         )?;
         if result.score >= config.arena.promote_score {
@@ -462,6 +482,7 @@ pub fn run_loop(config: &LoopConfig, report: &mut dyn FnMut(LoopEvent<'_>)) -> R
             &arena_spec(&state.best),
             &arena_spec(&initial),
             &arena,
+            backend,
             report,
         )?;
         let name = state.best.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
@@ -474,7 +495,7 @@ pub fn run_loop(config: &LoopConfig, report: &mut dyn FnMut(LoopEvent<'_>)) -> R
             games: result.wins + result.losses + result.draws,
         });
         let best = state.best.clone();
-        rate_baselines(config, &dir, last, &best, state.best_elo, &mut state, report)?;
+        rate_baselines(&run, last, &best, state.best_elo, &mut state, report)?;
         save_state(&dir, &state)?;
     }
     Ok(state)
@@ -493,14 +514,14 @@ fn baseline_spec(name: &str, visits: u32) -> Result<PlayerSpec, String> {
 
 /// Rates each baseline by a match against `model` (rated `model_elo`).
 fn rate_baselines(
-    config: &LoopConfig,
-    dir: &Path,
+    run: &Run<'_>,
     iteration: u32,
     model: &Path,
     model_elo: f64,
     state: &mut LoopState,
     report: &mut dyn FnMut(LoopEvent<'_>),
 ) -> Result<(), TrainError> {
+    let (config, dir) = (run.config, &run.dir);
     for baseline in &config.arena.baselines {
         report(LoopEvent::Stage {
             iteration,
@@ -511,7 +532,7 @@ fn rate_baselines(
         let network = PlayerSpec { kind: PlayerKind::Model(model.to_path_buf()), visits: config.arena.visits };
         let arena = config.arena_config(config.selfplay.seed ^ 0xBA5E ^ u64::from(iteration));
         let path = dir.join(format!("baseline-{}-{iteration:03}.json", baseline.replace(':', "-")));
-        let result = cached_match(&path, &spec, &network, &arena, report)?;
+        let result = cached_match(&path, &spec, &network, &arena, run.backend, report)?;
         state.table.push(EloEntry {
             iteration,
             model: match spec.kind {

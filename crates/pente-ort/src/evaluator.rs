@@ -1,0 +1,137 @@
+//! The network on ONNX Runtime as a search [`Evaluator`].
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use ort::session::Session;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::value::TensorRef;
+use pente_core::Position;
+use pente_nn::features::PLANES;
+use pente_nn::onnx::{POLICY, VALUE};
+use pente_nn::{MAX_BATCH, PenteNet, encode_batch, evaluate_by_size, evaluation_from_logits};
+use pente_search::{Evaluation, Evaluator};
+use thiserror::Error;
+
+use crate::library::Runtime;
+
+/// A network that ONNX Runtime would not take.
+#[derive(Debug, Error)]
+#[error("ONNX Runtime: {0}")]
+pub struct SessionError(String);
+
+fn session_error(e: impl std::fmt::Display) -> SessionError {
+    SessionError(e.to_string())
+}
+
+/// One ONNX Runtime session of a network, with its input buffer.
+struct Inner {
+    session: Session,
+    features: Vec<f32>,
+}
+
+/// A network on ONNX Runtime (CPU). Calls are serialized: give each worker
+/// thread its own evaluator (with `threads = 1`) rather than sharing one.
+pub struct OrtEvaluator {
+    inner: Mutex<Inner>,
+    name: String,
+    threads: usize,
+}
+
+impl OrtEvaluator {
+    /// Builds a session of the ONNX model `onnx` (as written by
+    /// [`pente_nn::onnx::to_onnx`]) on `threads` intra-op threads.
+    ///
+    /// # Errors
+    /// [`SessionError`] if ONNX Runtime refuses the model or cannot run it.
+    pub fn from_onnx(
+        runtime: &Runtime,
+        onnx: &[u8],
+        name: impl Into<String>,
+        threads: usize,
+    ) -> Result<OrtEvaluator, SessionError> {
+        let threads = threads.max(1);
+        let session = Session::builder(runtime.environment())
+            .map_err(session_error)?
+            .with_optimization_level(GraphOptimizationLevel::All)
+            .map_err(session_error)?
+            .with_intra_threads(threads)
+            .map_err(session_error)?
+            .with_inter_threads(1)
+            .map_err(session_error)?
+            .commit_from_memory(onnx)
+            .map_err(session_error)?;
+        let evaluator =
+            OrtEvaluator { inner: Mutex::new(Inner { session, features: Vec::new() }), name: name.into(), threads };
+        // One run now, so that a model ONNX Runtime cannot execute fails here
+        // with an error instead of in the middle of a search.
+        let probe = pente_core::Position::new(pente_core::Rules::pente());
+        evaluator.try_evaluate_same_size(&[&probe])?;
+        Ok(evaluator)
+    }
+
+    /// The network `model` with model id `name`.
+    ///
+    /// # Errors
+    /// [`SessionError`] if ONNX Runtime refuses the model.
+    pub fn from_model(
+        runtime: &Runtime,
+        model: &PenteNet,
+        info: &pente_nn::ModelInfo,
+        threads: usize,
+    ) -> Result<OrtEvaluator, SessionError> {
+        OrtEvaluator::from_onnx(runtime, &pente_nn::onnx::to_onnx(model, info), info.id.clone(), threads)
+    }
+
+    /// The model directory `dir`, its graph built from its weights (so that
+    /// it always matches them, whatever `model.onnx` holds).
+    ///
+    /// # Errors
+    /// A message naming the file that does not load, or ONNX Runtime's refusal.
+    pub fn load(runtime: &Runtime, dir: &Path, threads: usize) -> Result<OrtEvaluator, String> {
+        let (model, info) = pente_nn::store::load(dir, &pente_nn::cpu()).map_err(|e| e.to_string())?;
+        OrtEvaluator::from_model(runtime, &model, &info, threads).map_err(|e| format!("{}: {e}", dir.display()))
+    }
+
+    /// Intra-op threads of its session.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    fn try_evaluate_same_size(&self, positions: &[&Position]) -> Result<Vec<Evaluation>, SessionError> {
+        let mut guard = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Inner { session, features } = &mut *guard;
+        let size = usize::from(positions[0].rules().size());
+        let area = size * size;
+        encode_batch(positions, features);
+        let input = TensorRef::from_array_view(([positions.len(), PLANES, size, size], features.as_slice()))
+            .map_err(session_error)?;
+        let outputs = session.run(ort::inputs![input]).map_err(session_error)?;
+        let (_, policy) = outputs[POLICY].try_extract_tensor::<f32>().map_err(session_error)?;
+        let (_, wdl) = outputs[VALUE].try_extract_tensor::<f32>().map_err(session_error)?;
+        Ok((0..positions.len())
+            .map(|i| {
+                evaluation_from_logits(
+                    &features[i * PLANES * area..(i + 1) * PLANES * area],
+                    &policy[i * area..(i + 1) * area],
+                    &wdl[3 * i..3 * i + 3],
+                )
+            })
+            .collect())
+    }
+}
+
+impl Evaluator for OrtEvaluator {
+    fn evaluate(&self, positions: &[&Position]) -> Vec<Evaluation> {
+        evaluate_by_size(positions, MAX_BATCH, |batch| {
+            // The session ran at load time on the same graph; a failure now
+            // is ONNX Runtime failing (e.g. out of memory), not bad input.
+            self.try_evaluate_same_size(batch).unwrap_or_else(|e| panic!("{}: {e}", self.name))
+        })
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}

@@ -1,0 +1,148 @@
+//! ONNX Runtime and burn compute the same network: the same policy and value
+//! (within 1e-4) on random positions of every variant and of 9x9, 13x13 and
+//! 19x19 boards, with batch-norm statistics and parameters far from their
+//! initial values (so that the folding of batch norm is really tested).
+//!
+//! These tests need the ONNX Runtime library. Without it they pass with a
+//! note on stderr, unless `PENTE_REQUIRE_ORT` is set (as `.ci/run` does),
+//! in which case they fail.
+
+use burn::module::{Module, ModuleMapper, Param};
+use burn::prelude::*;
+use pente_core::{Position, Rules, Variant};
+use pente_nn::{ModelInfo, NetConfig, NetworkEvaluator, PenteNet, cpu, store};
+use pente_ort::{Backend, BackendChoice, OrtEvaluator, Runtime, choose};
+use pente_search::Evaluator;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+fn runtime() -> Option<&'static Runtime> {
+    match choose(BackendChoice::Ort, cpu()) {
+        Ok(chosen) => match chosen.backend {
+            Backend::Ort(runtime) => Some(runtime),
+            Backend::Burn(_) => unreachable!("ort was asked for"),
+        },
+        Err(error) if std::env::var_os("PENTE_REQUIRE_ORT").is_some() => {
+            panic!("PENTE_REQUIRE_ORT is set but ONNX Runtime is unusable: {error}")
+        }
+        Err(error) => {
+            eprintln!("skipped: {error}");
+            None
+        }
+    }
+}
+
+/// Scales every one-dimensional tensor (batch-norm scale, shift, running
+/// mean and variance, biases) by a random factor in [0.5, 2] and adds a
+/// random amount in [0, 1]: all stay positive where they must.
+struct Perturb(StdRng);
+
+impl ModuleMapper for Perturb {
+    fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        if D != 1 {
+            return param;
+        }
+        let (id, tensor, mapper) = param.consume();
+        let n = tensor.dims()[0];
+        let device = tensor.device();
+        let scale: Vec<f32> = (0..n).map(|_| self.0.random_range(0.5..2.0)).collect();
+        let shift: Vec<f32> = (0..n).map(|_| self.0.random_range(0.0..1.0)).collect();
+        let scale = Tensor::<D>::from_data(TensorData::new(scale, tensor.dims()), &device);
+        let shift = Tensor::<D>::from_data(TensorData::new(shift, tensor.dims()), &device);
+        Param::from_mapped_value(id, tensor * scale + shift, mapper)
+    }
+}
+
+fn perturbed(config: &NetConfig, seed: u64) -> PenteNet {
+    config.init(&cpu()).map(&mut Perturb(StdRng::seed_from_u64(seed)))
+}
+
+/// `count` positions of `rules` after 0-40 random moves (none finished).
+fn random_positions(rules: Rules, count: usize, rng: &mut StdRng) -> Vec<Position> {
+    let mut positions = Vec::new();
+    while positions.len() < count {
+        let mut position = Position::new(rules);
+        for _ in 0..rng.random_range(0..40) {
+            match position.random_legal_move(rng) {
+                Some(p) if !position.is_over() => {
+                    position.play_unchecked(p);
+                }
+                _ => break,
+            }
+        }
+        if !position.is_over() {
+            positions.push(position);
+        }
+    }
+    positions
+}
+
+fn assert_same(config: &NetConfig, seed: u64) {
+    let Some(runtime) = runtime() else { return };
+    let model = perturbed(config, seed);
+    let info = ModelInfo::new("perturbed", config.clone());
+    let ort = OrtEvaluator::from_model(runtime, &model, &info, 1).unwrap();
+    let burn = NetworkEvaluator::new(model, cpu(), "perturbed");
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut worst = (0.0f32, 0.0f32);
+    for variant in Variant::ALL {
+        for size in [9, 13, 19] {
+            let positions = random_positions(Rules::new(variant, size).unwrap(), 6, &mut rng);
+            let refs: Vec<&Position> = positions.iter().collect();
+            // One batch of all, and one position at a time: both paths of the graph.
+            let together = ort.evaluate(&refs);
+            let alone: Vec<_> = refs.iter().flat_map(|p| ort.evaluate(&[p])).collect();
+            for ((position, a), (b, c)) in positions.iter().zip(&together).zip(burn.evaluate(&refs).iter().zip(&alone)) {
+                for other in [b, c] {
+                    let policy = a.policy.iter().zip(&other.policy).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max);
+                    let value = (a.value - other.value).abs();
+                    assert!(
+                        policy < 1e-4 && value < 1e-4,
+                        "{variant} {size}x{size} after {} moves: policy differs by {policy}, value by {value}",
+                        position.ply()
+                    );
+                    worst = (worst.0.max(policy), worst.1.max(value));
+                }
+            }
+        }
+    }
+    eprintln!("largest difference: policy {:e}, value {:e}", worst.0, worst.1);
+}
+
+#[test]
+fn ort_matches_burn_on_the_shipped_shape() {
+    assert_same(&NetConfig::scaled(4, 32), 1);
+}
+
+#[test]
+fn ort_matches_burn_with_the_pool_block_last() {
+    // pool_after = blocks: the pooling block after the last plain block.
+    assert_same(&NetConfig::scaled(2, 16).with_pool_after(2), 2);
+}
+
+#[test]
+fn the_model_directory_gets_an_onnx_file_that_ort_runs() {
+    let Some(runtime) = runtime() else { return };
+    let dir = std::env::temp_dir().join(format!("pente-ort-test-{}", std::process::id()));
+    let config = NetConfig::scaled(1, 8);
+    let model = perturbed(&config, 3);
+    store::save(&model, &ModelInfo::new("saved", config), &dir).unwrap();
+    let onnx = std::fs::read(dir.join(store::ONNX_FILE)).unwrap();
+    let from_file = OrtEvaluator::from_onnx(runtime, &onnx, "file", 1).unwrap();
+    let from_dir = OrtEvaluator::load(runtime, &dir, 1).unwrap();
+    let position = random_positions(Rules::pente(), 1, &mut StdRng::seed_from_u64(3)).remove(0);
+    assert_eq!(from_file.evaluate(&[&position]), from_dir.evaluate(&[&position]));
+    assert_eq!(from_dir.name(), "saved");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_bad_library_path_is_an_error_naming_it() {
+    let error = pente_ort::library::load(std::path::Path::new("/nonexistent/libonnxruntime.so")).map(|_| ());
+    // Once a library is loaded (by another test), later loads return it.
+    if pente_ort::library::loaded().is_none() {
+        let message = error.unwrap_err().to_string();
+        assert!(message.contains("/nonexistent/libonnxruntime.so"), "{message}");
+        assert!(message.contains("1.31"), "{message}");
+    }
+}
