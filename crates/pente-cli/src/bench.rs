@@ -25,6 +25,9 @@ pub enum BenchCommand {
     /// Search speed: playouts per second with a free evaluator, and the share
     /// of time spent outside the network when many games share its calls.
     Search(SearchBenchArgs),
+    /// Training steps: samples per second, and the share of each part
+    /// (drawing the batch, encoding, forward, backward, optimizer).
+    Train(TrainBenchArgs),
     /// Reading speed of a training samples file: decoding, and rebuilding
     /// the positions as the trainer does.
     Samples {
@@ -116,6 +119,29 @@ pub struct NnBenchArgs {
     seconds: f64,
 }
 
+/// Arguments of `pente bench train`.
+#[derive(Debug, Args)]
+pub struct TrainBenchArgs {
+    /// samples.bin files, or directories holding them (e.g. a `pente selfplay` output).
+    #[arg(long, required = true)]
+    samples: Vec<PathBuf>,
+    /// Model directory; default: a random network of --blocks x --channels.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Residual blocks of the random network.
+    #[arg(long, default_value_t = 4)]
+    blocks: usize,
+    /// Channels of the random network.
+    #[arg(long, default_value_t = 32)]
+    channels: usize,
+    /// Positions per step.
+    #[arg(long, default_value_t = 256)]
+    batch: usize,
+    /// Steps timed (after one warm-up step).
+    #[arg(long, default_value_t = 10)]
+    steps: u64,
+}
+
 /// Arguments of `pente bench search`.
 #[derive(Debug, Args)]
 pub struct SearchBenchArgs {
@@ -155,6 +181,7 @@ pub fn run(command: &BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Rules(args) => bench_rules(args),
         BenchCommand::Nn(args) => bench_nn(args),
         BenchCommand::Search(args) => bench_search(args),
+        BenchCommand::Train(args) => bench_train(args),
         BenchCommand::Samples { file } => bench_samples(file),
     }
 }
@@ -378,6 +405,52 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
         elapsed - in_network,
         100.0 * (elapsed - in_network) / elapsed
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bench_train(args: &TrainBenchArgs) -> anyhow::Result<ExitCode> {
+    let random;
+    let model = match &args.model {
+        Some(dir) => dir.clone(),
+        None => {
+            random = std::env::temp_dir().join(format!("pente-bench-train-{}", std::process::id()));
+            let config = NetConfig::scaled(args.blocks, args.channels);
+            pente_train::init_model(&config, &format!("random-b{}c{}", args.blocks, args.channels), 0, &random)?;
+            random.clone()
+        }
+    };
+    // The defaults of `train.toml` (learning rate, symmetries, ...) with these samples and batch.
+    let mut config: pente_train::TrainConfig = toml::from_str("steps = 1").expect("a valid train config");
+    config.samples.clone_from(&args.samples);
+    config.batch_size = args.batch;
+    let info = pente_nn::store::load_info(&model)?;
+    let times = pente_train::profile_steps(&config, &model, args.steps.max(1));
+    if args.model.is_none() {
+        let _ = std::fs::remove_dir_all(&model);
+    }
+    let times = times?;
+    let steps = times.steps as f64;
+    println!(
+        "training {} ({} x {}), batch {}, {} steps, {} threads: {:.1} samples/s, {:.1} ms/step",
+        info.id,
+        info.net.blocks,
+        info.net.channels,
+        args.batch,
+        times.steps,
+        rayon_threads(),
+        steps * args.batch as f64 / times.total(),
+        1000.0 * times.total() / steps
+    );
+    println!("{:<10} {:>10} {:>7}", "part", "ms/step", "share");
+    for (part, seconds) in [
+        ("sample", times.sample),
+        ("encode", times.encode),
+        ("forward", times.forward),
+        ("backward", times.backward),
+        ("optimizer", times.optimizer),
+    ] {
+        println!("{part:<10} {:>10.1} {:>6.1}%", 1000.0 * seconds / steps, 100.0 * seconds / times.total());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -355,3 +355,88 @@ fn the_shipped_network_is_the_default_from_any_directory() {
     assert!(stdout.contains("evaluator: network ") && stdout.contains("data/models/default"), "{stdout}");
     assert!(stdout.contains("best move: "), "{stdout}");
 }
+
+/// `pente` with `env` set.
+fn pente_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pente"));
+    command.args(args);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("run pente")
+}
+
+/// Whether ONNX Runtime is there; without it (and without `PENTE_REQUIRE_ORT`) its tests pass with a note.
+fn ort_available() -> bool {
+    let out = pente(&["analyze", "--visits", "1", "--backend", "ort"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("ONNX Runtime not found") && std::env::var_os("PENTE_REQUIRE_ORT").is_none() {
+        eprintln!("skipped: {stderr}");
+        return false;
+    }
+    true
+}
+
+/// The candidate table of `pente analyze` (the lines after `best move:`).
+fn candidates(out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    stdout.lines().skip_while(|line| !line.starts_with("best move")).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn both_backends_analyze_alike() {
+    if !ort_available() {
+        return;
+    }
+    let args = |backend| ["analyze", "--moves", "K10 L9 K7 L8", "--visits", "200", "--backend", backend];
+    let (ort, burn) = (pente(&args("ort")), pente(&args("burn")));
+    assert!(ort.status.success(), "{}", String::from_utf8_lossy(&ort.stderr));
+    assert!(burn.status.success(), "{}", String::from_utf8_lossy(&burn.stderr));
+    assert!(String::from_utf8_lossy(&ort.stderr).contains("backend: ONNX Runtime"));
+    assert!(String::from_utf8_lossy(&burn.stderr).contains("backend: burn"));
+    // Same network, same search: the same moves, visits and win rates.
+    assert_eq!(candidates(&ort), candidates(&burn));
+    assert!(candidates(&ort).contains("best move: "));
+}
+
+#[test]
+fn a_bad_onnx_runtime_library_is_a_clear_error() {
+    let out = pente_env(
+        &["analyze", "--moves", "K10", "--visits", "8", "--backend", "auto"],
+        &[("ORT_DYLIB_PATH", "/nonexistent/libonnxruntime.so.1.32.0")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/nonexistent/libonnxruntime.so.1.32.0: no such file"), "{stderr}");
+    assert!(stderr.contains("1.31 or newer"), "{stderr}");
+    // Something that is not ONNX Runtime at all.
+    let not_a_library = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let out = pente_env(&["analyze", "--visits", "8", "--backend", "ort"], &[("ORT_DYLIB_PATH", not_a_library)]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(not_a_library) && stderr.contains("failed to load"), "{stderr}");
+    // burn needs no library, and heuristic players no backend at all.
+    let out = pente_env(
+        &["analyze", "--visits", "8", "--backend", "burn"],
+        &[("ORT_DYLIB_PATH", "/nonexistent/libonnxruntime.so")],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = pente_env(&["analyze", "--visits", "8", "--model", "heuristic"], &[("PENTE_BACKEND", "ort"), ("ORT_DYLIB_PATH", "/x")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = pente_env(&["analyze", "--visits", "8"], &[("PENTE_BACKEND", "tpu")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected auto, ort or burn"));
+}
+
+#[test]
+fn bench_nn_measures_both_backends() {
+    if !ort_available() {
+        return;
+    }
+    let out = pente(&["bench", "nn", "--blocks", "1", "--channels", "8", "--size", "9", "--batch", "4", "--seconds", "0.1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("backend burn"), "{stdout}");
+    assert!(stdout.contains("backend ort"), "{stdout}");
+    assert_eq!(stdout.matches("positions/s").count(), 2, "{stdout}");
+}

@@ -22,7 +22,7 @@ pub enum ModelSource {
     Heuristic,
     /// Uniform priors, zero value.
     Uniform,
-    /// A model directory; each worker loads its own single-threaded copy.
+    /// A model directory; each worker loads its own copy.
     Network(PathBuf),
 }
 
@@ -51,15 +51,18 @@ impl ModelSource {
         }
     }
 
-    /// A new evaluator for one worker, a network on `backend` with one thread.
+    /// A new evaluator for one worker, a network on `backend` with
+    /// `threads` threads (ONNX Runtime; burn runs on the worker's thread).
     ///
     /// # Errors
     /// [`SelfPlayError::Model`] if the model cannot be loaded.
-    pub fn evaluator(&self, backend: &Backend) -> Result<Box<dyn Evaluator>, SelfPlayError> {
+    pub fn evaluator(&self, backend: &Backend, threads: usize) -> Result<Box<dyn Evaluator>, SelfPlayError> {
         Ok(match self {
             ModelSource::Heuristic => Box::new(HeuristicEvaluator::default()),
             ModelSource::Uniform => Box::new(UniformEvaluator::default()),
-            ModelSource::Network(dir) => backend.load(dir, 1).map_err(|e| SelfPlayError::Model(e.to_string()))?,
+            ModelSource::Network(dir) => {
+                backend.load(dir, threads).map_err(|e| SelfPlayError::Model(e.to_string()))?
+            }
         })
     }
 }
@@ -189,7 +192,8 @@ pub fn run(
 }
 
 /// One worker: plays its games `games_in_flight` at a time on a one-thread
-/// pool (one single-threaded network per core beats one shared network).
+/// pool (one single-threaded network per core beats one shared network);
+/// an ONNX Runtime network gets the cores that have no worker of their own.
 fn play_worker(
     config: &SelfPlayConfig,
     model: &ModelSource,
@@ -204,7 +208,8 @@ fn play_worker(
         .build()
         .map_err(|e| SelfPlayError::Model(format!("starting a worker thread pool: {e}")))?;
     pool.install(|| {
-        let evaluator = model.evaluator(backend)?;
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let evaluator = model.evaluator(backend, (cores / config.worker_threads()).max(1))?;
         let mut ids = ids.peekable();
         let mut games: Vec<GameInProgress> = Vec::new();
         while !stop.load(Ordering::Relaxed) {

@@ -14,4 +14,6 @@ pub use error::TrainError;
 pub use pipeline::{
     EloEntry, IterationSize, LoopArena, LoopConfig, LoopEvent, LoopState, NetShape, StageTimes, run_loop,
 };
-pub use trainer::{CHECKPOINT_DIR, METRICS_FILE, METRICS_HEADER, StepReport, TrainConfig, init_model, train};
+pub use trainer::{
+    CHECKPOINT_DIR, METRICS_FILE, METRICS_HEADER, StepReport, StepTimes, TrainConfig, init_model, profile_steps, train,
+};

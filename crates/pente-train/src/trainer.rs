@@ -173,7 +173,7 @@ pub fn train(
     if !checkpoint.exists() && old.join(STATE_FILE).is_file() {
         std::fs::rename(&old, &checkpoint).map_err(|e| TrainError::Io(format!("{}: {e}", old.display())))?;
     }
-    let device = pente_nn::cpu().autodiff();
+    let device = training_device();
     let resuming = checkpoint.join(STATE_FILE).is_file();
     let from = if resuming { checkpoint.as_path() } else { start };
     let (mut model, mut info) = store::load(from, &device).map_err(|e| TrainError::Model(e.to_string()))?;
@@ -186,8 +186,7 @@ pub fn train(
         TrainerState { step: 0, samples: 0 }
     };
     info.id = id.to_string();
-    let mut optimizer =
-        AdamConfig::new().with_weight_decay(Some(WeightDecayConfig { penalty: config.weight_decay })).init();
+    let mut optimizer = new_optimizer(config);
     let optimizer_path = checkpoint.join(OPTIMIZER_FILE);
     if resuming && optimizer_path.is_file() {
         optimizer = optimizer
@@ -204,17 +203,12 @@ pub fn train(
     let started = Instant::now();
     // Samples since the last checkpoint, and since this call started (for the speed).
     let (mut trained_here, mut trained_this_run) = (0u64, 0u64);
+    let mut times = StepTimes::default();
     while state.step < config.steps {
-        let mut rng = batch_rng(config.seed, state.step);
-        let positions = window.batch(config.batch_size, config.symmetries, &mut rng);
-        let examples: Vec<Example<'_>> =
-            positions.iter().map(|p| Example { position: &p.position, policy: &p.policy, result: p.result }).collect();
-        let batch = Batch::new(&examples, &device);
-        let parts = losses(&model, &batch);
-        let loss = parts.total(config.value_weight);
         let learning_rate = config.learning_rate_at(state.step);
-        let grads = GradientsParams::from_grads(loss.backward(), &model);
-        model = optimizer.step(learning_rate, model, grads);
+        let (policy_loss, value_loss);
+        (model, policy_loss, value_loss) =
+            train_step(model, &mut optimizer, &window, config, state.step, &device, &mut times);
         state.step += 1;
         state.samples += config.batch_size as u64;
         trained_here += config.batch_size as u64;
@@ -223,8 +217,8 @@ pub fn train(
             step: state.step,
             steps: config.steps,
             samples: state.samples,
-            policy_loss: parts.policy.into_scalar::<f32>(),
-            value_loss: parts.value.into_scalar::<f32>(),
+            policy_loss,
+            value_loss,
             learning_rate,
             samples_per_second: trained_this_run as f64 / started.elapsed().as_secs_f64(),
         };
@@ -248,6 +242,95 @@ pub fn train(
         }
     }
     Ok(checkpoint)
+}
+
+/// The device training runs on: burn's CPU backend with autodiff.
+fn training_device() -> burn::prelude::Device {
+    pente_nn::cpu().autodiff()
+}
+
+/// Adam with the config's weight decay.
+fn new_optimizer(config: &TrainConfig) -> burn::optim::ModuleOptimizer {
+    AdamConfig::new().with_weight_decay(Some(WeightDecayConfig { penalty: config.weight_decay })).init()
+}
+
+/// Seconds spent in each part of training steps, summed.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepTimes {
+    /// Steps timed.
+    pub steps: u64,
+    /// Drawing the batch: replaying each sample's game, the symmetry.
+    pub sample: f64,
+    /// Input planes, masks and targets into tensors.
+    pub encode: f64,
+    /// Forward pass and losses.
+    pub forward: f64,
+    /// Backward pass and gradient collection.
+    pub backward: f64,
+    /// The optimizer's update.
+    pub optimizer: f64,
+}
+
+impl StepTimes {
+    /// All parts.
+    #[must_use]
+    pub fn total(&self) -> f64 {
+        self.sample + self.encode + self.forward + self.backward + self.optimizer
+    }
+}
+
+/// One optimizer step on the batch of `step`; returns the model and the
+/// policy and value losses, and adds the time of each part to `times`.
+fn train_step(
+    model: PenteNet,
+    optimizer: &mut burn::optim::ModuleOptimizer,
+    window: &ReplayWindow,
+    config: &TrainConfig,
+    step: u64,
+    device: &burn::prelude::Device,
+    times: &mut StepTimes,
+) -> (PenteNet, f32, f32) {
+    let mut clock = Instant::now();
+    let mut lap = |part: &mut f64| {
+        *part += clock.elapsed().as_secs_f64();
+        clock = Instant::now();
+    };
+    let mut rng = batch_rng(config.seed, step);
+    let positions = window.batch(config.batch_size, config.symmetries, &mut rng);
+    lap(&mut times.sample);
+    let examples: Vec<Example<'_>> =
+        positions.iter().map(|p| Example { position: &p.position, policy: &p.policy, result: p.result }).collect();
+    let batch = Batch::new(&examples, device);
+    lap(&mut times.encode);
+    let parts = losses(&model, &batch);
+    let loss = parts.total(config.value_weight);
+    let (policy_loss, value_loss) = (parts.policy.into_scalar::<f32>(), parts.value.into_scalar::<f32>());
+    lap(&mut times.forward);
+    let grads = GradientsParams::from_grads(loss.backward(), &model);
+    lap(&mut times.backward);
+    let model = optimizer.step(config.learning_rate_at(step), model, grads);
+    lap(&mut times.optimizer);
+    times.steps += 1;
+    (model, policy_loss, value_loss)
+}
+
+/// Times `steps` training steps of the model in `start` on `config`'s
+/// samples, writing nothing: where a step's time goes.
+///
+/// # Errors
+/// [`TrainError`] for unreadable samples or a model that does not load.
+pub fn profile_steps(config: &TrainConfig, start: &Path, steps: u64) -> Result<StepTimes, TrainError> {
+    let device = training_device();
+    let (mut model, _) = store::load(start, &device).map_err(|e| TrainError::Model(e.to_string()))?;
+    let window = ReplayWindow::load(&sample_files(&config.samples)?, config.window)?;
+    let mut optimizer = new_optimizer(config);
+    let mut warm_up = StepTimes::default();
+    model = train_step(model, &mut optimizer, &window, config, 0, &device, &mut warm_up).0;
+    let mut times = StepTimes::default();
+    for step in 1..=steps {
+        model = train_step(model, &mut optimizer, &window, config, step, &device, &mut times).0;
+    }
+    Ok(times)
 }
 
 /// Opens the metrics file for appending, first dropping rows of this

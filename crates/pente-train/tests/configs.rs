@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use pente_ort::Backend;
 use pente_train::{IterationSize, LoopConfig, TrainConfig, run_loop};
 
 fn configs() -> std::path::PathBuf {
@@ -37,6 +38,7 @@ fn the_bootstrap_iteration_needs_a_teacher_and_sizes() {
     assert!(config.check().unwrap_err().contains("at least 1"));
 }
 
+/// On burn here; `.ci/run` runs the same config through `pente loop` on ONNX Runtime.
 #[test]
 fn the_ci_loop_runs_and_resumes() {
     let mut config = LoopConfig::load(&configs().join("loop-ci.toml")).unwrap();
@@ -46,7 +48,7 @@ fn the_ci_loop_runs_and_resumes() {
     config.bootstrap = Some("heuristic".into());
     config.bootstrap_iteration = Some(IterationSize { games: Some(10), steps: Some(12) });
     let mut stages = Vec::new();
-    let state = run_loop(&config, &mut |event| {
+    let state = run_loop(&config, &Backend::default(), &mut |event| {
         if let pente_train::LoopEvent::Stage { stage, .. } = event {
             stages.push(stage);
         }
@@ -73,7 +75,7 @@ fn the_ci_loop_runs_and_resumes() {
     assert!(elo.contains("ci-0") && elo.contains("uniform@8"));
     // Run again: everything is done, nothing is redone.
     let mut again = Vec::new();
-    let second = run_loop(&config, &mut |event| {
+    let second = run_loop(&config, &Backend::default(), &mut |event| {
         if let pente_train::LoopEvent::Stage { stage, .. } = event {
             again.push(stage);
         }
