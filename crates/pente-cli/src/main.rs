@@ -19,7 +19,12 @@ mod validate;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use mimalloc::MiMalloc;
 use pente_core::{Game, Rules, Variant};
+
+/// Keeps freed tensor memory for reuse (see the workspace's Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: MiMalloc = MiMalloc;
 
 /// Self-play training and analysis of the board game Pente.
 #[derive(Debug, Parser)]
