@@ -98,7 +98,9 @@ impl BenchNetwork {
     fn evaluator(&self, backend: &Backend) -> anyhow::Result<Box<dyn Evaluator>> {
         let (model, info) = self.network()?;
         Ok(match backend {
-            Backend::Burn(device) => Box::new(NetworkEvaluator::new(burn::module::Module::to_device(model, device), device.clone(), info.id)),
+            Backend::Burn(device) => {
+                Box::new(NetworkEvaluator::new(burn::module::Module::to_device(model, device), device.clone(), info.id))
+            }
             Backend::Ort(runtime) => {
                 Box::new(OrtEvaluator::from_model(runtime, &model, &info, self.threads.unwrap_or_else(rayon_threads))?)
             }
@@ -381,7 +383,8 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
     let choice = args.network.backend.unwrap_or_default();
     let backend = crate::player::BackendArgs { backend: choice }.choose()?;
     let network = args.network.evaluator(&backend)?;
-    let timed = Timed { inner: network.as_ref(), time: Cell::default(), positions: Cell::default(), calls: Cell::default() };
+    let timed =
+        Timed { inner: network.as_ref(), time: Cell::default(), positions: Cell::default(), calls: Cell::default() };
     let start = Instant::now();
     let playouts = play_games(rules, args.games, args.moves, &params, &timed);
     let elapsed = start.elapsed().as_secs_f64();

@@ -75,9 +75,8 @@ pub fn load_evaluator(model: Option<&Path>, backend: &mut LazyBackend) -> anyhow
         }
     };
     let backend = backend.get()?;
-    let network = backend
-        .load(&path, all_threads())
-        .with_context(|| format!("loading the network in {}", path.display()))?;
+    let network =
+        backend.load(&path, all_threads()).with_context(|| format!("loading the network in {}", path.display()))?;
     let description = format!("network {} ({}, {})", network.name(), path.display(), backend.name());
     Ok(LoadedEvaluator { evaluator: network, description })
 }

@@ -421,7 +421,10 @@ fn a_bad_onnx_runtime_library_is_a_clear_error() {
         &[("ORT_DYLIB_PATH", "/nonexistent/libonnxruntime.so")],
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = pente_env(&["analyze", "--visits", "8", "--model", "heuristic"], &[("PENTE_BACKEND", "ort"), ("ORT_DYLIB_PATH", "/x")]);
+    let out = pente_env(
+        &["analyze", "--visits", "8", "--model", "heuristic"],
+        &[("PENTE_BACKEND", "ort"), ("ORT_DYLIB_PATH", "/x")],
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let out = pente_env(&["analyze", "--visits", "8"], &[("PENTE_BACKEND", "tpu")]);
     assert_eq!(out.status.code(), Some(2));
@@ -433,7 +436,8 @@ fn bench_nn_measures_both_backends() {
     if !ort_available() {
         return;
     }
-    let out = pente(&["bench", "nn", "--blocks", "1", "--channels", "8", "--size", "9", "--batch", "4", "--seconds", "0.1"]);
+    let out =
+        pente(&["bench", "nn", "--blocks", "1", "--channels", "8", "--size", "9", "--batch", "4", "--seconds", "0.1"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("backend burn"), "{stdout}");

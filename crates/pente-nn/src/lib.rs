@@ -14,7 +14,9 @@ pub mod store;
 pub mod training;
 
 pub use burn::prelude::{Device, DeviceKind};
-pub use evaluator::{ILLEGAL_LOGIT, MAX_BATCH, NetworkEvaluator, encode_batch, evaluate_by_size, evaluation_from_logits};
+pub use evaluator::{
+    ILLEGAL_LOGIT, MAX_BATCH, NetworkEvaluator, encode_batch, evaluate_by_size, evaluation_from_logits,
+};
 pub use model::{NetConfig, PenteNet};
 pub use store::{ModelInfo, StoreError};
 

@@ -100,10 +100,7 @@ fn value_info(name: &str, dims: Vec<Dimension>) -> ValueInfoProto {
     ValueInfoProto {
         name: name.into(),
         r#type: Some(TypeProto {
-            tensor_type: Some(TensorTypeProto {
-                elem_type: proto::FLOAT,
-                shape: Some(TensorShapeProto { dim: dims }),
-            }),
+            tensor_type: Some(TensorTypeProto { elem_type: proto::FLOAT, shape: Some(TensorShapeProto { dim: dims }) }),
         }),
         doc_string: String::new(),
     }
@@ -132,7 +129,8 @@ fn affine(norm: &BatchNorm) -> (Vec<f64>, Vec<f64>) {
     let beta = values(norm.beta.val());
     let mean = values(norm.running_mean.value());
     let var = values(norm.running_var.value());
-    let scale: Vec<f64> = gamma.iter().zip(&var).map(|(&g, &v)| f64::from(g) / (f64::from(v) + norm.epsilon).sqrt()).collect();
+    let scale: Vec<f64> =
+        gamma.iter().zip(&var).map(|(&g, &v)| f64::from(g) / (f64::from(v) + norm.epsilon).sqrt()).collect();
     let shift = beta.iter().zip(&mean).zip(&scale).map(|((&b, &m), &s)| f64::from(b) - f64::from(m) * s).collect();
     (scale, shift)
 }
@@ -200,7 +198,12 @@ impl GraphWriter {
         let area = self.node(
             "Cast",
             &[&area],
-            vec![AttributeProto { name: "to".into(), i: i64::from(proto::FLOAT), r#type: AttributeType::Int as i32, ..AttributeProto::default() }],
+            vec![AttributeProto {
+                name: "to".into(),
+                i: i64::from(proto::FLOAT),
+                r#type: AttributeType::Int as i32,
+                ..AttributeProto::default()
+            }],
         );
         let side = self.node("Sqrt", &[&area], vec![]);
         let fourteen = self.constant(&[], &[14.0]);
@@ -236,7 +239,11 @@ impl GraphWriter {
         self.node(
             "Conv",
             &[x, &w, &b],
-            vec![ints("kernel_shape", &[kh as i64, kw as i64]), ints("pads", &[ph, pw, ph, pw]), ints("strides", &[1, 1])],
+            vec![
+                ints("kernel_shape", &[kh as i64, kw as i64]),
+                ints("pads", &[ph, pw, ph, pw]),
+                ints("strides", &[1, 1]),
+            ],
         )
     }
 

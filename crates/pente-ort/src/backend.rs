@@ -105,6 +105,13 @@ pub fn choose(choice: BackendChoice, burn_device: Device) -> Result<ChosenBacken
     if choice == BackendChoice::Burn {
         return Ok(burn(String::new()));
     }
+    let ort = |runtime: &'static Runtime| ChosenBackend {
+        description: format!("backend: ONNX Runtime {} ({})", runtime.version(), runtime.path().display()),
+        backend: Backend::Ort(runtime),
+    };
+    if let Some(runtime) = library::loaded() {
+        return Ok(ort(runtime));
+    }
     let candidate = match library::find() {
         Ok(candidate) => candidate,
         Err(error) if choice == BackendChoice::Auto => return Ok(burn(format!("; {error}"))),
@@ -115,10 +122,7 @@ pub fn choose(choice: BackendChoice, burn_device: Device) -> Result<ChosenBacken
         Candidate::Found(path) => (path, false),
     };
     match library::load(path) {
-        Ok(runtime) => Ok(ChosenBackend {
-            description: format!("backend: ONNX Runtime {} ({})", runtime.version(), runtime.path().display()),
-            backend: Backend::Ort(runtime),
-        }),
+        Ok(runtime) => Ok(ort(runtime)),
         Err(error) if choice == BackendChoice::Auto && !explicit => Ok(burn(format!("; not ONNX Runtime: {error}"))),
         Err(error) => Err(error.into()),
     }
@@ -136,7 +140,8 @@ impl Backend {
                 Ok(Box::new(OrtEvaluator::load(runtime, dir, threads).map_err(BackendError::Model)?))
             }
             Backend::Burn(device) => {
-                let (model, info) = pente_nn::store::load(dir, device).map_err(|e| BackendError::Model(e.to_string()))?;
+                let (model, info) =
+                    pente_nn::store::load(dir, device).map_err(|e| BackendError::Model(e.to_string()))?;
                 Ok(Box::new(NetworkEvaluator::new(model, device.clone(), info.id)))
             }
         }

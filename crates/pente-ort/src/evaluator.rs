@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use ort::session::Session;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::value::TensorRef;
-use pente_core::Position;
+use pente_core::{Position, Rules};
 use pente_nn::features::PLANES;
 use pente_nn::onnx::{POLICY, VALUE};
 use pente_nn::{MAX_BATCH, PenteNet, encode_batch, evaluate_by_size, evaluation_from_logits};
@@ -65,7 +65,7 @@ impl OrtEvaluator {
             OrtEvaluator { inner: Mutex::new(Inner { session, features: Vec::new() }), name: name.into(), threads };
         // One run now, so that a model ONNX Runtime cannot execute fails here
         // with an error instead of in the middle of a search.
-        let probe = pente_core::Position::new(pente_core::Rules::pente());
+        let probe = Position::new(Rules::pente());
         evaluator.try_evaluate_same_size(&[&probe])?;
         Ok(evaluator)
     }

@@ -96,17 +96,18 @@ pub fn find() -> Result<Candidate, LibraryError> {
     }
     let source_tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(INSTALL_DIR);
     let mut looked = vec!["ORT_DYLIB_PATH (unset)".to_string()];
-    let mut folders = vec![PathBuf::from(INSTALL_DIR), source_tree];
-    if let Some(package) = python_package() {
-        folders.push(package.join("capi"));
-    } else {
-        looked.push("python3's onnxruntime package (none)".into());
-    }
-    for folder in &folders {
-        if let Some(path) = library_in(folder) {
+    for folder in [PathBuf::from(INSTALL_DIR), source_tree] {
+        if let Some(path) = library_in(&folder) {
             return Ok(Candidate::Found(path));
         }
         looked.push(format!("{}/", folder.display()));
+    }
+    match python_package() {
+        Some(package) => match library_in(&package.join("capi")) {
+            Some(path) => return Ok(Candidate::Found(path)),
+            None => looked.push(format!("{}/", package.join("capi").display())),
+        },
+        None => looked.push("python3's onnxruntime package (none)".into()),
     }
     Err(LibraryError::NotFound { looked: looked.join(", ") })
 }
@@ -152,8 +153,8 @@ pub fn load(path: &Path) -> Result<&'static Runtime, LibraryError> {
     if !path.is_file() {
         return Err(LibraryError::Unusable { path: path.to_path_buf(), reason: "no such file".into() });
     }
-    let builder = ort::init_from(path)
-        .map_err(|e| LibraryError::Unusable { path: path.to_path_buf(), reason: e.to_string() })?;
+    let builder =
+        ort::init_from(path).map_err(|e| LibraryError::Unusable { path: path.to_path_buf(), reason: e.to_string() })?;
     let environment = builder
         .with_name("pente")
         .with_telemetry(false)

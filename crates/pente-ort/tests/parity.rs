@@ -92,7 +92,8 @@ fn assert_same(config: &NetConfig, seed: u64) {
             // One batch of all, and one position at a time: both paths of the graph.
             let together = ort.evaluate(&refs);
             let alone: Vec<_> = refs.iter().flat_map(|p| ort.evaluate(&[p])).collect();
-            for ((position, a), (b, c)) in positions.iter().zip(&together).zip(burn.evaluate(&refs).iter().zip(&alone)) {
+            for ((position, a), (b, c)) in positions.iter().zip(&together).zip(burn.evaluate(&refs).iter().zip(&alone))
+            {
                 for other in [b, c] {
                     let policy = a.policy.iter().zip(&other.policy).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max);
                     let value = (a.value - other.value).abs();

@@ -60,9 +60,7 @@ impl ModelSource {
         Ok(match self {
             ModelSource::Heuristic => Box::new(HeuristicEvaluator::default()),
             ModelSource::Uniform => Box::new(UniformEvaluator::default()),
-            ModelSource::Network(dir) => {
-                backend.load(dir, threads).map_err(|e| SelfPlayError::Model(e.to_string()))?
-            }
+            ModelSource::Network(dir) => backend.load(dir, threads).map_err(|e| SelfPlayError::Model(e.to_string()))?,
         })
     }
 }
