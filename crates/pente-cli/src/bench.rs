@@ -81,7 +81,7 @@ impl BenchNetwork {
     fn backends(&self) -> anyhow::Result<Vec<Backend>> {
         let device = crate::player::device()?;
         if let Some(choice) = self.backend {
-            return Ok(vec![crate::player::BackendArgs { backend: choice }.choose()?]);
+            return Ok(vec![crate::player::choose_backend(choice)?]);
         }
         let mut backends = vec![Backend::Burn(device.clone())];
         match pente_ort::choose(BackendChoice::Ort, device) {
@@ -380,8 +380,7 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
         1e6 * elapsed / playouts as f64
     );
     // 2. With the network: where the time goes.
-    let choice = args.network.backend.unwrap_or_default();
-    let backend = crate::player::BackendArgs { backend: choice }.choose()?;
+    let backend = crate::player::choose_backend(args.network.backend.unwrap_or_default())?;
     let network = args.network.evaluator(&backend)?;
     let timed =
         Timed { inner: network.as_ref(), time: Cell::default(), positions: Cell::default(), calls: Cell::default() };

@@ -21,10 +21,15 @@ pub struct BackendArgs {
 impl BackendArgs {
     /// The backend, after saying on stderr which one it is.
     pub fn choose(&self) -> anyhow::Result<Backend> {
-        let chosen = pente_ort::choose(self.backend, device()?)?;
-        eprintln!("{}", chosen.description);
-        Ok(chosen.backend)
+        choose_backend(self.backend)
     }
+}
+
+/// The backend of `choice`, after saying on stderr which one it is.
+pub fn choose_backend(choice: BackendChoice) -> anyhow::Result<Backend> {
+    let chosen = pente_ort::choose(choice, device()?)?;
+    eprintln!("{}", chosen.description);
+    Ok(chosen.backend)
 }
 
 /// Threads a network gets when one search uses it: every core.
