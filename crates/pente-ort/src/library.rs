@@ -175,3 +175,35 @@ pub fn load(path: &Path) -> Result<&'static Runtime, LibraryError> {
 pub fn loaded() -> Option<&'static Runtime> {
     RUNTIME.get()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_newest_library_of_a_folder_is_chosen() {
+        let dir = std::env::temp_dir().join(format!("pente-ort-library-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(library_in(&dir), None);
+        for name in ["libonnxruntime.so.1.9.0", "libonnxruntime.so.1.32.0", "libonnxruntime.so.1.32.0.tmp", "other.so"]
+        {
+            std::fs::write(dir.join(name), b"").unwrap();
+        }
+        // 1.32 is newer than 1.9 (numbers, not text); a partial download is not a library.
+        assert_eq!(library_in(&dir), Some(dir.join("libonnxruntime.so.1.32.0")));
+        assert_eq!(library_in(&dir.join("missing")), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_missing_file_is_unusable_with_its_path() {
+        if loaded().is_some() {
+            return;
+        }
+        let error = load(Path::new("/nonexistent/libonnxruntime.so.1.32.0")).unwrap_err();
+        assert!(matches!(error, LibraryError::Unusable { .. }));
+        let message = error.to_string();
+        assert!(message.starts_with("/nonexistent/libonnxruntime.so.1.32.0: no such file"), "{message}");
+        assert!(message.contains(INSTALL_HINT), "{message}");
+    }
+}
