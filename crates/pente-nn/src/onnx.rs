@@ -165,27 +165,25 @@ impl GraphWriter {
         });
     }
 
-    fn constant(&mut self, dims: &[usize], data: &[f32]) -> String {
-        assert_eq!(dims.iter().product::<usize>(), data.len(), "tensor shape");
+    /// A weight of the graph: `raw_data` holds `dims` values of `data_type`.
+    fn initializer(&mut self, dims: &[usize], data_type: i32, raw_data: Vec<u8>) -> String {
         let name = self.fresh("w");
         self.initializers.push(TensorProto {
             dims: dims.iter().map(|&d| d as i64).collect(),
-            data_type: proto::FLOAT,
+            data_type,
             name: name.clone(),
-            raw_data: data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            raw_data,
         });
         name
     }
 
+    fn constant(&mut self, dims: &[usize], data: &[f32]) -> String {
+        assert_eq!(dims.iter().product::<usize>(), data.len(), "tensor shape");
+        self.initializer(dims, proto::FLOAT, data.iter().flat_map(|v| v.to_le_bytes()).collect())
+    }
+
     fn constant_i64(&mut self, data: &[i64]) -> String {
-        let name = self.fresh("i");
-        self.initializers.push(TensorProto {
-            dims: vec![data.len() as i64],
-            data_type: proto::INT64,
-            name: name.clone(),
-            raw_data: data.iter().flat_map(|v| v.to_le_bytes()).collect(),
-        });
-        name
+        self.initializer(&[data.len()], proto::INT64, data.iter().flat_map(|v| v.to_le_bytes()).collect())
     }
 
     /// `(sqrt(height * width) - 14) / 10` of `input`, a scalar: the
@@ -195,16 +193,7 @@ impl GraphWriter {
         let hw = self.constant_i64(&[2, 3]);
         let dims = self.node("Gather", &[&shape, &hw], vec![int("axis", 0)]);
         let area = self.node("ReduceProd", &[&dims], vec![int("keepdims", 0)]);
-        let area = self.node(
-            "Cast",
-            &[&area],
-            vec![AttributeProto {
-                name: "to".into(),
-                i: i64::from(proto::FLOAT),
-                r#type: AttributeType::Int as i32,
-                ..AttributeProto::default()
-            }],
-        );
+        let area = self.node("Cast", &[&area], vec![int("to", i64::from(proto::FLOAT))]);
         let side = self.node("Sqrt", &[&area], vec![]);
         let fourteen = self.constant(&[], &[14.0]);
         let ten = self.constant(&[], &[10.0]);
@@ -213,11 +202,11 @@ impl GraphWriter {
     }
 
     /// A convolution with `norm` folded into its weights, or its own bias.
-    fn conv_folded(&mut self, x: &str, conv: &Conv2d, affine: Option<(Vec<f64>, Vec<f64>)>) -> String {
+    fn conv(&mut self, x: &str, conv: &Conv2d, norm: Option<&BatchNorm>) -> String {
         let [outputs, inputs, kh, kw] = conv.weight.val().dims();
         let mut weight = values(conv.weight.val());
         let per_output = inputs * kh * kw;
-        let bias = match affine {
+        let bias = match norm.map(affine) {
             Some((scale, shift)) => {
                 for (o, chunk) in weight.chunks_mut(per_output).enumerate() {
                     for w in chunk {
@@ -247,10 +236,6 @@ impl GraphWriter {
         )
     }
 
-    fn conv(&mut self, x: &str, conv: &Conv2d, norm: Option<&BatchNorm>) -> String {
-        self.conv_folded(x, conv, norm.map(affine))
-    }
-
     fn conv_bn(&mut self, x: &str, layer: &ConvBn, relu: bool) -> String {
         let y = self.conv(x, &layer.conv, Some(&layer.norm));
         if relu { self.node("Relu", &[&y], vec![]) } else { y }
@@ -274,13 +259,10 @@ impl GraphWriter {
     fn pool_block(&mut self, x: &str, block: &PoolBlock, scale: &str) -> String {
         // The first convolution's two channel groups, each with its own batch
         // norm folded in, as two convolutions (no Split in the graph).
-        let [channels, inputs, kh, kw] = block.first.weight.val().dims();
         let weight = block.first.weight.val();
         let part = |start: usize, len: usize| {
             let mut conv = block.first.clone();
             conv.weight = burn::module::Param::from_tensor(weight.clone().narrow(0, start, len));
-            debug_assert_eq!(channels, block.regular + block.pooled);
-            debug_assert_eq!([len, inputs, kh, kw], conv.weight.val().dims());
             conv
         };
         let regular = self.conv(x, &part(0, block.regular), Some(&block.regular_norm));
