@@ -6,11 +6,13 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
-use pente_core::{EndReason, Position, Rules, Variant};
+use pente_core::{EndReason, Point, Position, Rules, Variant};
 use pente_nn::{ModelInfo, NetConfig, NetworkEvaluator, PenteNet};
 use pente_ort::{Backend, BackendChoice, OrtEvaluator};
-use pente_search::{Evaluation, Evaluator, Search, SearchParams, UniformEvaluator, search_many};
-use rand::SeedableRng;
+use pente_search::{
+    Evaluation, Evaluator, HeuristicEvaluator, Search, SearchParams, SolverStats, TacticsParams, UniformEvaluator, search_many,
+};
+use rand::{RngExt, SeedableRng};
 use rand::rngs::SmallRng;
 
 /// What to measure.
@@ -347,66 +349,125 @@ impl Evaluator for Timed<'_> {
     }
 }
 
-/// Plays `moves` moves in each of `games` games, all searches sharing evaluator calls.
-fn play_games(rules: Rules, games: usize, moves: usize, params: &SearchParams, evaluator: &dyn Evaluator) -> u64 {
-    let starts = sample_positions(rules, games, 11);
+/// Positions of games played by sampling the heuristic's priors: stones in
+/// clusters with the threats and captures of real play, unlike uniform moves.
+fn tactical_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> {
+    let heuristic = HeuristicEvaluator::default();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut positions = Vec::with_capacity(count);
+    while positions.len() < count {
+        let mut position = Position::new(rules);
+        let plies = 8 + positions.len() % 40;
+        for _ in 0..plies {
+            let policy = &heuristic.evaluate(&[&position])[0].policy;
+            let moves: Vec<Point> = position.legal_moves().collect();
+            let weights: Vec<f32> = moves.iter().map(|p| policy[p.dense_index(rules.size())]).collect();
+            let total: f32 = weights.iter().sum();
+            let mut r = rng.random_range(0.0..total.max(f32::MIN_POSITIVE));
+            let chosen = moves.iter().zip(&weights).find(|(_, w)| {
+                r -= **w;
+                r < 0.0
+            });
+            position.play_unchecked(*chosen.map_or(&moves[0], |(p, _)| p));
+            if position.is_over() {
+                break;
+            }
+        }
+        if !position.is_over() {
+            positions.push(position);
+        }
+    }
+    positions
+}
+
+/// Plays `moves` moves in each of `games` games, all searches sharing
+/// evaluator calls; returns the playouts and the solver's share.
+fn play_games(
+    starts: &[Position],
+    moves: usize,
+    params: &SearchParams,
+    evaluator: &dyn Evaluator,
+) -> (u64, SolverStats) {
     let mut searches: Vec<Search> =
-        starts.into_iter().enumerate().map(|(i, p)| Search::new(p, params.clone(), i as u64)).collect();
+        starts.iter().enumerate().map(|(i, p)| Search::new(p.clone(), params.clone(), i as u64)).collect();
     let mut playouts = 0;
     for _ in 0..moves {
         let before: u64 = searches.iter().map(|s| u64::from(s.visits())).sum();
         search_many(&mut searches, evaluator);
         playouts += searches.iter().map(|s| u64::from(s.visits())).sum::<u64>() - before;
         for search in &mut searches {
-            if let Some(best) = search.result().best_move {
+            if let Some(best) = search.result().best_move
+                && !search.position().is_over()
+            {
                 search.advance(best);
             }
         }
     }
-    playouts
+    let stats = searches.iter().map(Search::solver_stats).fold(SolverStats::default(), |a, b| SolverStats {
+        nodes: a.nodes + b.nodes,
+        time: a.time + b.time,
+    });
+    (playouts, stats)
 }
 
 fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
     let rules = Rules::new(Variant::Pente, args.network.size)?;
-    let params = SearchParams { visits: args.visits, ..SearchParams::default() };
+    let starts = tactical_positions(rules, args.games, 11);
+    let tactics = SearchParams { visits: args.visits, ..SearchParams::default() };
+    let plain = SearchParams { tactics: TacticsParams { enabled: false, ..tactics.tactics.clone() }, ..tactics.clone() };
     // 1. The search alone: an evaluator that costs nothing.
     let free = UniformEvaluator::default();
     let start = Instant::now();
-    let playouts = play_games(rules, args.games, args.moves * 4, &params, &free);
+    let (playouts, _) = play_games(&starts, args.moves * 4, &plain, &free);
     let elapsed = start.elapsed().as_secs_f64();
     println!(
-        "search with a free evaluator: {playouts} playouts in {elapsed:.2} s = {:.0} playouts/s ({:.1} us each)",
+        "search with a free evaluator, no solver: {playouts} playouts in {elapsed:.2} s = {:.0} playouts/s ({:.1} us each)",
         playouts as f64 / elapsed,
         1e6 * elapsed / playouts as f64
     );
-    // 2. With the network: where the time goes.
+    // 2. With the network, without and with the solver: where the time goes.
     let backend = crate::player::choose_backend(args.network.backend.unwrap_or_default())?;
     let network = args.network.evaluator(&backend)?;
-    let timed =
-        Timed { inner: network.as_ref(), time: Cell::default(), positions: Cell::default(), calls: Cell::default() };
-    let start = Instant::now();
-    let playouts = play_games(rules, args.games, args.moves, &params, &timed);
-    let elapsed = start.elapsed().as_secs_f64();
-    let in_network = timed.time.get().as_secs_f64();
-    println!(
-        "{} games x {} moves x {} visits with network {}: {playouts} playouts in {elapsed:.2} s = {:.1} playouts/s",
-        args.games,
-        args.moves,
-        args.visits,
-        network.name(),
-        playouts as f64 / elapsed
-    );
-    println!(
-        "network calls: {}, mean batch {:.1}, {:.1} positions/s inside the network",
-        timed.calls.get(),
-        timed.positions.get() as f64 / timed.calls.get().max(1) as f64,
-        timed.positions.get() as f64 / in_network
-    );
-    println!(
-        "time outside the network: {:.2} s of {elapsed:.2} s = {:.1} %",
-        elapsed - in_network,
-        100.0 * (elapsed - in_network) / elapsed
-    );
+    let mut plain_seconds = None;
+    for (label, params) in [("no solver", &plain), ("with solver", &tactics)] {
+        let timed =
+            Timed { inner: network.as_ref(), time: Cell::default(), positions: Cell::default(), calls: Cell::default() };
+        let start = Instant::now();
+        let (playouts, solver) = play_games(&starts, args.moves, params, &timed);
+        let elapsed = start.elapsed().as_secs_f64();
+        let in_network = timed.time.get().as_secs_f64();
+        println!(
+            "{label}: {} games x {} moves x {} visits with network {}: {playouts} playouts in {elapsed:.2} s = {:.1} playouts/s",
+            args.games,
+            args.moves,
+            args.visits,
+            network.name(),
+            playouts as f64 / elapsed
+        );
+        println!(
+            "  network calls: {}, mean batch {:.1}, {:.1} positions/s inside the network; time outside it {:.1} %",
+            timed.calls.get(),
+            timed.positions.get() as f64 / timed.calls.get().max(1) as f64,
+            timed.positions.get() as f64 / in_network,
+            100.0 * (elapsed - in_network) / elapsed
+        );
+        if solver.nodes > 0 {
+            let solver_seconds = solver.time.as_secs_f64();
+            println!(
+                "  solver: {} nodes in {solver_seconds:.2} s = {:.0} nodes/s, {:.1} % of the search time",
+                solver.nodes,
+                solver.nodes as f64 / solver_seconds,
+                100.0 * solver_seconds / elapsed
+            );
+        }
+        match plain_seconds {
+            None => plain_seconds = Some(elapsed),
+            Some(before) => println!(
+                "  the solver adds {:+.1} % to the search time at equal visits",
+                100.0 * (elapsed - before) / before
+            ),
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -357,6 +357,36 @@ impl Position {
         taken
     }
 
+    /// Stones `color` would capture by placing a stone on the empty point
+    /// `p`, under these rules (0 when nothing is flanked). The position is
+    /// unchanged: threat analysis asks this of points it does not play.
+    ///
+    /// # Panics
+    /// May panic if `p` is off the board.
+    #[inline]
+    #[must_use]
+    pub fn capture_gain(&self, p: Point, color: Color) -> u16 {
+        let lengths = self.rules.capture_lengths();
+        if lengths == 0 {
+            return 0;
+        }
+        let c = cell(p);
+        let (mine, theirs) = (stone(color), stone(color.opponent()));
+        let mut gain = 0;
+        for &d in &DIRECTIONS {
+            let at = |k| self.board[step(c, d, k)];
+            if at(1) != theirs || at(2) != theirs {
+                continue;
+            }
+            if at(3) == mine && lengths & (1 << 2) != 0 {
+                gain += 2;
+            } else if at(3) == theirs && at(4) == mine && lengths & (1 << 3) != 0 {
+                gain += 3;
+            }
+        }
+        gain
+    }
+
     /// Whether the stone on `c` is part of a winning line.
     #[inline]
     fn makes_line(&self, c: usize, mine: u8) -> bool {

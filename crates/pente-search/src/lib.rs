@@ -10,13 +10,14 @@ mod evaluator;
 mod heuristic;
 mod params;
 mod search;
+pub mod solver;
 
 use std::borrow::BorrowMut;
 
 pub use evaluator::{Evaluation, Evaluator, UniformEvaluator};
 pub use heuristic::HeuristicEvaluator;
-pub use params::{GumbelParams, SearchParams};
-pub use search::{Candidate, Proof, Search, SearchResult};
+pub use params::{GumbelParams, SearchParams, TacticsParams};
+pub use search::{Candidate, Proof, Search, SearchResult, SolverStats};
 
 /// Runs every search to its budget, one evaluator call per round carrying
 /// the waiting leaves of all of them.

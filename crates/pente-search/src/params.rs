@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::solver::SolverParams;
+
 /// How a search spends its playouts and picks its move.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -29,6 +31,8 @@ pub struct SearchParams {
     pub gumbel: Option<GumbelParams>,
     /// Network evaluations kept per search, keyed by Zobrist hash (0 = none).
     pub cache_entries: usize,
+    /// The threat solver inside the search.
+    pub tactics: TacticsParams,
 }
 
 impl Default for SearchParams {
@@ -44,6 +48,7 @@ impl Default for SearchParams {
             dirichlet_fraction: 0.25,
             gumbel: None,
             cache_entries: 100_000,
+            tactics: TacticsParams::default(),
         }
     }
 }
@@ -63,5 +68,29 @@ pub struct GumbelParams {
 impl Default for GumbelParams {
     fn default() -> GumbelParams {
         GumbelParams { considered: 16, c_visit: 50.0, c_scale: 1.0 }
+    }
+}
+
+/// How the search uses the threat solver ([`crate::solver`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TacticsParams {
+    /// Read tactics at all: a solver run at the root and at every new leaf,
+    /// and only the moves that stop an immediate win searched where one is
+    /// threatened. Off, the search is plain PUCT/Gumbel.
+    pub enabled: bool,
+    /// The solver's budget at the root, once per move (VCF and VCT).
+    pub root: SolverParams,
+    /// The solver's budget at each new leaf (a short VCF).
+    pub leaf: SolverParams,
+}
+
+impl Default for TacticsParams {
+    fn default() -> TacticsParams {
+        TacticsParams {
+            enabled: true,
+            root: SolverParams { max_depth: 12, max_threes: 1, max_nodes: 50_000 },
+            leaf: SolverParams { max_depth: 5, max_threes: 0, max_nodes: 200 },
+        }
     }
 }

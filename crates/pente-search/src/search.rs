@@ -2,6 +2,7 @@
 //! virtual loss, exact values for decided positions, and tree reuse.
 
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use pente_core::{Point, Position};
 use rand::rngs::SmallRng;
@@ -10,6 +11,7 @@ use rand_distr::{Distribution, Gamma, Gumbel};
 
 use crate::evaluator::{Evaluation, Evaluator};
 use crate::params::SearchParams;
+use crate::solver::{Board, Solver, forced_replies_on};
 
 /// A game-theoretic value proven in the tree, from the point of view of the
 /// player who moved INTO the node.
@@ -84,6 +86,27 @@ impl Node {
 struct Request {
     position: Position,
     path: Vec<u32>,
+    /// The only moves that stop an immediate win of the opponent, if one is threatened.
+    forced: Option<Vec<Point>>,
+}
+
+/// What the solver made of a new leaf.
+enum LeafTactics {
+    /// Decided: the exact value for the side to move there.
+    Decided(f32),
+    /// The opponent threatens to win at once; only these moves stop it.
+    Forced(Vec<Point>),
+    /// Nothing forced.
+    Open,
+}
+
+/// The solver's share of a search.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SolverStats {
+    /// Moves the solver played.
+    pub nodes: u64,
+    /// Time spent in the solver (and its threat detection).
+    pub time: Duration,
 }
 
 /// One candidate move of a finished search.
@@ -117,6 +140,21 @@ pub struct SearchResult {
     /// The training target: the visit distribution (PUCT) or the improved
     /// policy (Gumbel), over the legal moves.
     pub policy_target: Vec<(Point, f32)>,
+    /// When `proof` is a win or a loss: a line to the end of the game from
+    /// the best move on, the loser's moves the most stubborn seen.
+    pub proven_line: Vec<Point>,
+}
+
+impl SearchResult {
+    /// The winner's moves left in [`SearchResult::proven_line`] (win or loss in N).
+    #[must_use]
+    pub fn moves_to_end(&self) -> Option<usize> {
+        match self.proof {
+            Proof::Win if !self.proven_line.is_empty() => Some(self.proven_line.len().div_ceil(2)),
+            Proof::Loss if !self.proven_line.is_empty() => Some(self.proven_line.len() / 2),
+            _ => None,
+        }
+    }
 }
 
 /// Sequential-halving state of a Gumbel root.
@@ -143,6 +181,12 @@ pub struct Search {
     pending: Vec<Request>,
     cache: HashMap<u64, Evaluation>,
     rng: SmallRng,
+    solver: Solver,
+    /// Whether the solver has looked at this root yet.
+    root_read: bool,
+    /// The solver's winning line from the root.
+    root_line: Option<Vec<Point>>,
+    solver_stats: SolverStats,
 }
 
 const ROOT: u32 = 0;
@@ -160,6 +204,10 @@ impl Search {
             pending: Vec::new(),
             cache: HashMap::new(),
             rng: SmallRng::seed_from_u64(seed),
+            solver: Solver::new(1 << 14),
+            root_read: false,
+            root_line: None,
+            solver_stats: SolverStats::default(),
         };
         search.reset_tree();
         search
@@ -170,6 +218,8 @@ impl Search {
         self.nodes.push(Node::new(terminal_proof(&self.root_position)));
         self.root_priors = None;
         self.gumbel = None;
+        self.root_read = false;
+        self.root_line = None;
     }
 
     /// The position searched.
@@ -192,6 +242,12 @@ impl Search {
         if self.nodes[ROOT as usize].state == NodeState::Expanded {
             self.prepare_root();
         }
+    }
+
+    /// The solver's work in this search so far (all moves).
+    #[must_use]
+    pub fn solver_stats(&self) -> SolverStats {
+        self.solver_stats
     }
 
     /// Playouts of the root so far.
@@ -217,6 +273,9 @@ impl Search {
     /// `leaves_per_call`; returns how many are waiting. Leaves whose value is
     /// known (decided positions, cached evaluations) are backed up at once.
     pub fn gather(&mut self) -> usize {
+        if !self.root_read {
+            self.read_root();
+        }
         let mut attempts = 0;
         while self.pending.len() < self.params.leaves_per_call.max(1)
             && attempts < 4 * self.params.leaves_per_call.max(1)
@@ -231,6 +290,46 @@ impl Search {
             }
         }
         self.pending.len()
+    }
+
+    /// Runs the solver on the root once: a win it proves ends the search.
+    fn read_root(&mut self) {
+        self.root_read = true;
+        if !self.params.tactics.enabled || self.nodes[ROOT as usize].proof != Proof::Unknown {
+            return;
+        }
+        let start = Instant::now();
+        let solution = self.solver.solve(&self.root_position, &self.params.tactics.root);
+        self.solver_stats.nodes += solution.nodes;
+        self.solver_stats.time += start.elapsed();
+        if let Some(line) = solution.line {
+            // The root's proof is for the player who moved into it.
+            self.nodes[ROOT as usize].proof = Proof::Loss;
+            self.root_line = Some(line);
+        }
+    }
+
+    /// Immediate wins, threats that cannot be stopped, and short forced wins
+    /// at a new leaf, before the evaluator is asked.
+    fn read_leaf(&mut self, position: &Position, at_root: bool) -> LeafTactics {
+        let start = Instant::now();
+        let board = Board::new(position.clone());
+        let forced = forced_replies_on(&board);
+        let tactics = if board.has_win(position.to_move()) {
+            LeafTactics::Decided(1.0)
+        } else if forced.as_ref().is_some_and(Vec::is_empty) {
+            LeafTactics::Decided(-1.0)
+        } else {
+            let solution = if at_root { None } else { Some(self.solver.solve_board(&board, &self.params.tactics.leaf)) };
+            self.solver_stats.nodes += solution.as_ref().map_or(0, |s| s.nodes);
+            if solution.is_some_and(|s| s.line.is_some()) {
+                LeafTactics::Decided(1.0)
+            } else {
+                forced.map_or(LeafTactics::Open, LeafTactics::Forced)
+            }
+        };
+        self.solver_stats.time += start.elapsed();
+        tactics
     }
 
     /// The positions waiting for the evaluator, in the order [`Search::deliver`] expects.
@@ -257,7 +356,7 @@ impl Search {
                 self.cache.insert(request.position.hash(), evaluation.clone());
             }
             let leaf = *request.path.last().expect("a path has the root");
-            self.expand(leaf, &request.position, &evaluation);
+            self.expand(leaf, &request.position, &evaluation, request.forced.as_deref());
             self.backup(&request.path, evaluation.value);
         }
         assert!(evaluations.next().is_none(), "one evaluation per pending leaf");
@@ -280,8 +379,21 @@ impl Search {
             match current.state {
                 NodeState::Pending => return false,
                 NodeState::Leaf => {
+                    let mut forced = None;
+                    if self.params.tactics.enabled {
+                        match self.read_leaf(&position, node == ROOT) {
+                            LeafTactics::Decided(value) => {
+                                // The proof is for the player who moved into the leaf.
+                                self.nodes[node as usize].proof = if value > 0.0 { Proof::Loss } else { Proof::Win };
+                                self.backup(&path, value);
+                                return true;
+                            }
+                            LeafTactics::Forced(moves) => forced = Some(moves),
+                            LeafTactics::Open => {}
+                        }
+                    }
                     if let Some(evaluation) = self.cache.get(&position.hash()).cloned() {
-                        self.expand(node, &position, &evaluation);
+                        self.expand(node, &position, &evaluation, forced.as_deref());
                         self.backup(&path, evaluation.value);
                         return true;
                     }
@@ -289,7 +401,7 @@ impl Search {
                     for &n in &path {
                         self.nodes[n as usize].in_flight += 1;
                     }
-                    self.pending.push(Request { position, path });
+                    self.pending.push(Request { position, path, forced });
                     return true;
                 }
                 NodeState::Expanded => {
@@ -422,11 +534,13 @@ impl Search {
         }
     }
 
-    /// Creates the edges of `node` from an evaluation of `position`.
-    fn expand(&mut self, node: u32, position: &Position, evaluation: &Evaluation) {
+    /// Creates the edges of `node` from an evaluation of `position`; only
+    /// the `forced` moves, when the opponent threatens to win at once.
+    fn expand(&mut self, node: u32, position: &Position, evaluation: &Evaluation, forced: Option<&[Point]>) {
         let size = position.rules().size();
         let mut edges: Vec<Edge> = position
             .legal_moves()
+            .filter(|p| forced.is_none_or(|moves| moves.contains(p)))
             .map(|point| Edge {
                 point,
                 prior: evaluation.policy.get(point.dense_index(size)).copied().unwrap_or(0.0).max(0.0),
@@ -562,8 +676,22 @@ impl Search {
                 }
             })
             .collect();
-        let best_move = self.best_edge().map(|i| root.edges[i].point);
-        let policy_target = self.policy_target();
+        let mut best_move = self.best_edge().map(|i| root.edges[i].point);
+        let mut policy_target = self.policy_target();
+        if let Some(&winning) = self.root_line.as_ref().and_then(|line| line.first()) {
+            best_move = Some(winning);
+            policy_target = vec![(winning, 1.0)];
+            match candidates.iter_mut().find(|c| c.point == winning) {
+                Some(candidate) => candidate.proof = Proof::Win,
+                None => candidates.push(Candidate {
+                    point: winning,
+                    visits: 0,
+                    prior: 0.0,
+                    value: Some(1.0),
+                    proof: Proof::Win,
+                }),
+            }
+        }
         // Proven wins first, then by visits and prior.
         candidates.sort_by(|a, b| {
             (a.proof != Proof::Win)
@@ -579,7 +707,51 @@ impl Search {
             other => other,
         };
         let value = proof.value().or_else(|| root.q().map(|q| -q)).unwrap_or(0.0);
-        SearchResult { best_move, value, proof, visits: root.visits, candidates, policy_target }
+        let proven_line = if matches!(proof, Proof::Win | Proof::Loss) { self.proven_line(best_move) } else { Vec::new() };
+        SearchResult { best_move, value, proof, visits: root.visits, candidates, policy_target, proven_line }
+    }
+
+    /// A line to the end of a proven game: the solver's from the root, or
+    /// the tree's (the winner's proven move, the loser's most visited one)
+    /// finished by the solver where a leaf was decided by it.
+    fn proven_line(&self, best_move: Option<Point>) -> Vec<Point> {
+        if let Some(line) = &self.root_line {
+            return line.clone();
+        }
+        let mut line = Vec::new();
+        let mut position = self.root_position.clone();
+        let mut node = ROOT;
+        while !position.is_over() && line.len() < 2 * usize::from(self.params.tactics.root.max_depth) + 16 {
+            let n = &self.nodes[node as usize];
+            let proof_of = |e: &Edge| e.child.map_or(Proof::Unknown, |c| self.nodes[c as usize].proof);
+            let visits_of = |e: &Edge| e.child.map_or(0, |c| self.nodes[c as usize].visits);
+            let pick = if node == ROOT {
+                n.edges.iter().find(|e| Some(e.point) == best_move)
+            } else if n.proof == Proof::Loss {
+                n.edges.iter().find(|e| proof_of(e) == Proof::Win)
+            } else {
+                n.edges.iter().filter(|e| e.child.is_some()).max_by_key(|e| visits_of(e))
+            };
+            let Some(edge) = pick.filter(|e| e.child.is_some()) else { break };
+            line.push(edge.point);
+            position.play_unchecked(edge.point);
+            node = edge.child.expect("filtered");
+        }
+        if position.is_over() {
+            return line;
+        }
+        // Decided at a leaf without edges: the side to move there wins by
+        // the solver, or loses after any move to an immediate win.
+        if self.nodes[node as usize].proof == Proof::Win {
+            let Some(any) = position.legal_moves().next() else { return line };
+            line.push(any);
+            position.play_unchecked(any);
+        }
+        let mut solver = Solver::new(1 << 12);
+        if let Some(rest) = solver.solve(&position, &self.params.tactics.root).line {
+            line.extend(rest);
+        }
+        line
     }
 
     /// Index of the root edge to play.
@@ -681,6 +853,8 @@ impl Search {
         }
         self.root_priors = None;
         self.gumbel = None;
+        self.root_read = false;
+        self.root_line = None;
         if self.nodes[ROOT as usize].state == NodeState::Expanded {
             self.prepare_root();
         }

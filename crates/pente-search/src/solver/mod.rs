@@ -1,0 +1,436 @@
+//! A threat-space solver: victory by continuous forcing moves (VCF) and,
+//! within a budget, by threes (VCT), exact under the rules crate's rules.
+//!
+//! The attacker plays only moves that threaten to win at once (a four, or a
+//! capture that would reach the winning count); with VCT also open threes.
+//! The defender's replies are never guessed: after a forcing move they are
+//! every move that leaves the attacker without an immediate win (a block, a
+//! capture that breaks the line or removes a flanking stone, his own win),
+//! found from the threat bits and checked by playing them; after a three
+//! they are every legal move. A line a capture can break is therefore no
+//! win, and a win the solver returns is a proof.
+
+#[cfg(test)]
+mod tests;
+mod threats;
+
+use pente_core::{Color, Point, Position};
+use serde::{Deserialize, Serialize};
+
+pub(crate) use threats::Board;
+use threats::{Bits, Kind};
+
+/// How hard the solver looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SolverParams {
+    /// Attacker moves in a line, the winning move included (win in N).
+    pub max_depth: u8,
+    /// Quiet threats (open threes) allowed in a line; 0 searches VCF only.
+    pub max_threes: u8,
+    /// Moves played before the solver gives up.
+    pub max_nodes: u64,
+}
+
+impl Default for SolverParams {
+    fn default() -> SolverParams {
+        SolverParams { max_depth: 12, max_threes: 1, max_nodes: 200_000 }
+    }
+}
+
+/// What the solver found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Solution {
+    /// A forced win for the side to move: its principal line, attacker's
+    /// move first, ending with the winning move. The defender's moves in it
+    /// are the most stubborn the solver saw.
+    pub line: Option<Vec<Point>>,
+    /// Moves played while solving.
+    pub nodes: u64,
+    /// Whether the node budget ran out (so "no win" means "none found").
+    pub exhausted: bool,
+}
+
+impl Solution {
+    /// The number of the attacker's moves in the line (win in N).
+    #[must_use]
+    pub fn moves_to_win(&self) -> Option<usize> {
+        self.line.as_ref().map(|line| line.len().div_ceil(2))
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    /// Smallest depth proven to win (0: none).
+    win: u8,
+    /// Largest depth proven to fail.
+    fail: u8,
+    /// The winning move + 1, as a dense index (0: none).
+    best: u16,
+}
+
+/// A reusable solver with its own transposition table.
+pub struct Solver {
+    table: Vec<Entry>,
+    nodes: u64,
+    limit: u64,
+}
+
+impl Default for Solver {
+    fn default() -> Solver {
+        Solver::new(1 << 16)
+    }
+}
+
+impl Solver {
+    /// A solver whose transposition table holds `entries` positions
+    /// (rounded up to a power of two).
+    #[must_use]
+    pub fn new(entries: usize) -> Solver {
+        Solver { table: vec![Entry::default(); entries.max(1).next_power_of_two()], nodes: 0, limit: 0 }
+    }
+
+    /// Looks for a forced win of the side to move, shortest VCF first.
+    pub fn solve(&mut self, position: &Position, params: &SolverParams) -> Solution {
+        self.solve_board(&Board::new(position.clone()), params)
+    }
+
+    pub(crate) fn solve_board(&mut self, board: &Board, params: &SolverParams) -> Solution {
+        self.nodes = 0;
+        self.limit = params.max_nodes;
+        let mut line = None;
+        if !board.position.is_over() {
+            let schedule = (1..=params.max_depth)
+                .map(|d| (d, 0))
+                .chain((params.max_threes > 0).then(|| (2..=params.max_depth).map(|d| (d, params.max_threes))).into_iter().flatten());
+            for (depth, threes) in schedule {
+                if self.attack(board, depth, threes) {
+                    let mut moves = Vec::new();
+                    self.principal_line(board, depth, threes, &mut moves);
+                    line = Some(moves);
+                    break;
+                }
+                if self.exhausted() {
+                    break;
+                }
+            }
+        }
+        Solution { line, nodes: self.nodes, exhausted: self.exhausted() }
+    }
+
+    fn exhausted(&self) -> bool {
+        self.nodes >= self.limit
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        (key as usize) & (self.table.len() - 1)
+    }
+
+    fn key(board: &Board, threes: u8) -> u64 {
+        board.position.hash() ^ u64::from(threes).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn probe(&self, key: u64) -> Option<Entry> {
+        let entry = self.table[self.slot(key)];
+        (entry.key == key).then_some(entry)
+    }
+
+    fn store(&mut self, key: u64, depth: u8, best: Option<usize>) {
+        let slot = self.slot(key);
+        let mut entry = self.table[slot];
+        if entry.key != key {
+            entry = Entry { key, ..Entry::default() };
+        }
+        match best {
+            Some(i) => {
+                if entry.win == 0 || depth < entry.win {
+                    entry.win = depth;
+                    entry.best = i as u16 + 1;
+                }
+            }
+            None => entry.fail = entry.fail.max(depth),
+        }
+        self.table[slot] = entry;
+    }
+
+    fn play(&mut self, board: &Board, i: usize) -> Board {
+        self.nodes += 1;
+        let mut child = board.clone();
+        child.play(board.point(i));
+        child
+    }
+
+    /// Whether the side to move wins within `depth` of its moves.
+    fn attack(&mut self, board: &Board, depth: u8, threes: u8) -> bool {
+        let me = board.to_move();
+        let them = me.opponent();
+        let legal = |i: usize| legal(board, i);
+        if let Some(i) = board.wins(me).iter().find(|&i| legal(i)) {
+            self.store(Self::key(board, threes), 1, Some(i));
+            return true;
+        }
+        if depth <= 1 || self.exhausted() {
+            return false;
+        }
+        let key = Self::key(board, threes);
+        if let Some(entry) = self.probe(key) {
+            if entry.win != 0 && entry.win <= depth {
+                return true;
+            }
+            if entry.fail >= depth {
+                return false;
+            }
+        }
+        let their_wins = board.wins(them);
+        let forcing = if their_wins.is_empty() {
+            board.points(Kind::Four, me).union(board.points(Kind::Capture, me)).union(self.capture_threats(board, me))
+        } else {
+            // Their win comes first unless this move stops it.
+            their_wins.union(board.points(Kind::Capture, me))
+        };
+        for i in ordered(board, forcing) {
+            if !legal(i) {
+                continue;
+            }
+            let child = self.play(board, i);
+            if child.position.is_over() || child.has_win(them) || !child.has_win(me) {
+                continue;
+            }
+            if self.defend(&child, depth - 1, threes) {
+                self.store(key, depth, Some(i));
+                return true;
+            }
+            if self.exhausted() {
+                return false;
+            }
+        }
+        if threes > 0 && their_wins.is_empty() {
+            let quiet = board.points(Kind::Three, me).minus(forcing);
+            for i in ordered(board, quiet) {
+                if !legal(i) {
+                    continue;
+                }
+                let child = self.play(board, i);
+                if child.position.is_over() || child.has_win(them) {
+                    continue;
+                }
+                if self.defend_all(&child, depth - 1, threes - 1) {
+                    self.store(key, depth, Some(i));
+                    return true;
+                }
+                if self.exhausted() {
+                    return false;
+                }
+            }
+        }
+        if !self.exhausted() {
+            self.store(key, depth, None);
+        }
+        false
+    }
+
+    /// Points where `me` would threaten to reach the capture win at once.
+    fn capture_threats(&self, board: &Board, me: Color) -> Bits {
+        match board.rules().capture_win() {
+            // A pair (or a Keryo triple) is the most one flank threatens.
+            Some(needed) if board.position.captured(me) + 3 >= needed => board.points(Kind::Setup, me),
+            _ => Bits::default(),
+        }
+    }
+
+    /// Whether the attacker (who just moved) wins against every reply to his
+    /// threat of an immediate win.
+    fn defend(&mut self, board: &Board, depth: u8, threes: u8) -> bool {
+        let me = board.to_move();
+        let them = me.opponent();
+        if board.has_win(me) {
+            return false;
+        }
+        let replies = board.wins(them).union(board.points(Kind::Capture, me));
+        for i in replies.iter() {
+            if !legal(board, i) {
+                continue;
+            }
+            let child = self.play(board, i);
+            if child.position.is_over() {
+                return false;
+            }
+            if child.has_win(them) {
+                continue;
+            }
+            if !self.attack(&child, depth, threes) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether the attacker, after a quiet threat, wins against every legal
+    /// reply. The likely refutations go first.
+    fn defend_all(&mut self, board: &Board, depth: u8, threes: u8) -> bool {
+        let me = board.to_move();
+        let them = me.opponent();
+        if board.has_win(me) {
+            return false;
+        }
+        let likely = likely_defences(board);
+        let rest = empty_points(board).minus(likely);
+        for i in likely.iter().chain(rest.iter()) {
+            if !legal(board, i) {
+                continue;
+            }
+            let child = self.play(board, i);
+            if child.position.is_over() {
+                return false;
+            }
+            if child.has_win(them) {
+                continue;
+            }
+            if !self.attack(&child, depth, threes) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Follows a proven win, choosing the defender's reply that delays it most.
+    fn principal_line(&mut self, board: &Board, depth: u8, threes: u8, line: &mut Vec<Point>) {
+        if line.len() > 64 || !self.attack_unbounded(board, depth, threes) {
+            return;
+        }
+        let Some(entry) = self.probe(Self::key(board, threes)).filter(|e| e.best != 0) else { return };
+        let i = usize::from(entry.best - 1);
+        line.push(board.point(i));
+        let child = self.play(board, i);
+        if child.position.is_over() {
+            return;
+        }
+        let me = child.to_move();
+        let them = me.opponent();
+        let forced = child.has_win(them);
+        let threes = if forced { threes } else { threes.saturating_sub(1) };
+        let replies = if forced {
+            child.wins(them).union(child.points(Kind::Capture, me))
+        } else {
+            likely_defences(&child)
+        };
+        // The reply that needs the deepest win; any legal move when no
+        // candidate is (a reply that loses at once needs 1).
+        let mut best: Option<(u8, Board, Point)> = None;
+        for r in replies.iter() {
+            if let Some((needed, grandchild)) = self.reply_cost(&child, r, depth, threes)
+                && best.as_ref().is_none_or(|(n, _, _)| needed > *n)
+            {
+                best = Some((needed, grandchild, child.point(r)));
+            }
+        }
+        if best.is_none() {
+            best = empty_points(&child).iter().find_map(|r| {
+                self.reply_cost(&child, r, depth, threes).map(|(needed, grandchild)| (needed, grandchild, child.point(r)))
+            });
+        }
+        if let Some((needed, grandchild, reply)) = best {
+            line.push(reply);
+            self.principal_line(&grandchild, needed, threes, line);
+        }
+    }
+
+    /// The attacker's moves still needed after the defender's reply `r`, or
+    /// `None` when `r` is illegal or ends the game.
+    fn reply_cost(&mut self, child: &Board, r: usize, depth: u8, threes: u8) -> Option<(u8, Board)> {
+        if !legal(child, r) {
+            return None;
+        }
+        let grandchild = self.play(child, r);
+        if grandchild.position.is_over() {
+            return None;
+        }
+        let needed = if grandchild.has_win(grandchild.to_move()) {
+            1
+        } else {
+            (2..depth).find(|&d| self.attack_unbounded(&grandchild, d, threes)).unwrap_or(depth)
+        };
+        Some((needed, grandchild))
+    }
+
+    /// [`Solver::attack`] with the budget lifted (the line of a win already
+    /// proven costs little to re-walk).
+    fn attack_unbounded(&mut self, board: &Board, depth: u8, threes: u8) -> bool {
+        let limit = std::mem::replace(&mut self.limit, u64::MAX);
+        let won = self.attack(board, depth, threes);
+        self.limit = limit;
+        won
+    }
+}
+
+/// The moves that stop the opponent's immediate win, if he has one: `None`
+/// when nothing is threatened, `Some(empty)` when the side to move cannot
+/// stop it (and has no win of its own). Exact: every candidate is played.
+#[must_use]
+pub fn forced_replies(position: &Position) -> Option<Vec<Point>> {
+    let board = Board::new(position.clone());
+    forced_replies_on(&board)
+}
+
+pub(crate) fn forced_replies_on(board: &Board) -> Option<Vec<Point>> {
+    let me = board.to_move();
+    let them = me.opponent();
+    if board.position.is_over() || !board.has_win(them) {
+        return None;
+    }
+    let stops = board.wins(me).union(board.wins(them)).union(board.points(Kind::Capture, me));
+    Some(
+        stops
+            .iter()
+            .filter(|&i| legal(board, i))
+            .filter(|&i| {
+                let mut child = board.clone();
+                child.play(board.point(i));
+                child.position.is_over() || !child.has_win(them)
+            })
+            .map(|i| board.point(i))
+            .collect(),
+    )
+}
+
+/// Whether dense index `i` is a legal move (empty, and allowed by the opening rule).
+#[inline]
+fn legal(board: &Board, i: usize) -> bool {
+    board.position.is_legal(board.point(i))
+}
+
+/// Replies to a quiet threat most likely to refute it: the defender's own
+/// threats and captures, and the points of the attacker's threats.
+fn likely_defences(board: &Board) -> Bits {
+    let me = board.to_move();
+    let them = me.opponent();
+    [Kind::Five, Kind::Four, Kind::Capture, Kind::Setup]
+        .into_iter()
+        .map(|kind| board.points(kind, me))
+        .chain([Kind::Four, Kind::Three, Kind::Capture].into_iter().map(|kind| board.points(kind, them)))
+        .fold(Bits::default(), Bits::union)
+}
+
+fn empty_points(board: &Board) -> Bits {
+    let mut bits = Bits::default();
+    for p in board.position.legal_moves() {
+        bits.insert(board.index(p));
+    }
+    bits
+}
+
+/// Candidates, most threatening first (then row-major, so equal positions
+/// search alike), in a buffer on the stack.
+fn ordered(board: &Board, candidates: Bits) -> impl Iterator<Item = usize> {
+    let me = board.to_move();
+    let mut buffer = [(0u8, 0u16); 361];
+    let mut n = 0;
+    for i in candidates.iter() {
+        let score = 4 * board.lines(Kind::Four, me, i) + 2 * board.lines(Kind::Three, me, i) + board.lines(Kind::Capture, me, i);
+        buffer[n] = (score, i as u16);
+        n += 1;
+    }
+    buffer[..n].sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    (0..n).map(move |k| usize::from(buffer[k].1))
+}

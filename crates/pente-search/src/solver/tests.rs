@@ -1,0 +1,242 @@
+//! The solver's soundness rests on two facts checked here against the rules
+//! crate by brute force: the threat bits say exactly which moves win at once,
+//! and the defender replies it tries include every move that stops a threat.
+
+use pente_core::{Game, Point, Position, Rules, Variant};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+use super::threats::Board;
+use super::{Solver, SolverParams, forced_replies_on};
+
+/// A random game whose moves stay near the stones already played, so that
+/// lines, captures and threats come up often.
+fn clustered_game(rules: Rules, seed: u64, max_plies: usize) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut position = Position::new(rules);
+    let mut positions = vec![position.clone()];
+    while !position.is_over() && positions.len() <= max_plies {
+        let moves: Vec<Point> = position.legal_moves().collect();
+        let near: Vec<Point> = moves
+            .iter()
+            .copied()
+            .filter(|&p| position.ply() == 0 || neighbours(&position, p, 2))
+            .collect();
+        let pool = if near.is_empty() || rng.random_range(0..10) == 0 { &moves } else { &near };
+        let p = pool[rng.random_range(0..pool.len())];
+        position.play_unchecked(p);
+        positions.push(position.clone());
+    }
+    positions
+}
+
+fn neighbours(position: &Position, p: Point, reach: i32) -> bool {
+    let size = i32::from(position.rules().size());
+    (-reach..=reach).any(|dy| {
+        (-reach..=reach).any(|dx| {
+            let (x, y) = (i32::from(p.x()) + dx, i32::from(p.y()) + dy);
+            (0..size).contains(&x) && (0..size).contains(&y) && position.stone_at(Point::new(x as u8, y as u8)).is_some()
+        })
+    })
+}
+
+fn all_rules() -> Vec<Rules> {
+    let mut rules = Vec::new();
+    for variant in Variant::ALL {
+        for size in [9, 13, 19] {
+            rules.push(Rules::new(variant, size).unwrap());
+        }
+    }
+    rules
+}
+
+/// Moves that win at once for the side to move, by playing every legal move.
+fn naive_wins(position: &Position) -> Vec<Point> {
+    let me = position.to_move();
+    position
+        .legal_moves()
+        .filter(|&p| {
+            let mut next = position.clone();
+            next.play_unchecked(p);
+            next.outcome().is_some_and(|o| o.winner == Some(me))
+        })
+        .collect()
+}
+
+fn points(board: &Board, bits: super::Bits) -> Vec<Point> {
+    let mut points: Vec<Point> = bits.iter().map(|i| board.point(i)).collect();
+    points.sort();
+    points
+}
+
+#[test]
+fn threat_bits_stay_equal_to_a_fresh_build() {
+    for (k, rules) in all_rules().into_iter().enumerate() {
+        for seed in 0..6 {
+            let positions = clustered_game(rules, 100 * k as u64 + seed, 120);
+            let mut board = Board::new(positions[0].clone());
+            for next in positions.windows(2) {
+                let p = next[1].last_move().unwrap();
+                board.play(p);
+                assert_eq!(board.position, next[1]);
+                assert_eq!(board.threats, Board::new(next[1].clone()).threats, "{rules} seed {seed} after {p}");
+            }
+        }
+    }
+}
+
+#[test]
+fn immediate_wins_are_exactly_the_winning_moves() {
+    let mut wins_seen = 0;
+    for (k, rules) in all_rules().into_iter().enumerate() {
+        for seed in 0..8 {
+            for position in clustered_game(rules, 7000 + 100 * k as u64 + seed, 150) {
+                if position.is_over() {
+                    continue;
+                }
+                let board = Board::new(position.clone());
+                let me = position.to_move();
+                let mut naive = naive_wins(&position);
+                naive.sort();
+                let wins: Vec<Point> =
+                    points(&board, board.wins(me)).into_iter().filter(|&p| position.is_legal(p)).collect();
+                assert_eq!(wins, naive, "{rules}:\n{position:?}");
+                assert_eq!(board.has_win(me), !naive.is_empty());
+                wins_seen += naive.len();
+            }
+        }
+    }
+    assert!(wins_seen > 100, "the games should reach winning moves ({wins_seen})");
+}
+
+#[test]
+fn forced_replies_are_exactly_the_moves_that_stop_the_threat() {
+    let mut threats_seen = 0;
+    for (k, rules) in all_rules().into_iter().enumerate() {
+        for seed in 0..8 {
+            for position in clustered_game(rules, 9000 + 100 * k as u64 + seed, 150) {
+                if position.is_over() {
+                    continue;
+                }
+                let board = Board::new(position.clone());
+                let them = position.to_move().opponent();
+                let threatened = board.has_win(them);
+                let forced = forced_replies_on(&board);
+                assert_eq!(forced.is_some(), threatened);
+                let Some(mut forced) = forced else { continue };
+                threats_seen += 1;
+                // Every legal move after which the opponent cannot win at once.
+                let mut naive: Vec<Point> = position
+                    .legal_moves()
+                    .filter(|&p| {
+                        let mut next = position.clone();
+                        next.play_unchecked(p);
+                        next.is_over() || naive_wins(&next).is_empty()
+                    })
+                    .collect();
+                naive.sort();
+                forced.sort();
+                assert_eq!(forced, naive, "{rules}:\n{position:?}");
+            }
+        }
+    }
+    assert!(threats_seen > 100, "the games should reach threats ({threats_seen})");
+}
+
+/// Whether the side to move wins within `n` of its moves against every
+/// defence, by trying every move of both sides.
+fn wins_within(position: &Position, n: u32) -> bool {
+    let me = position.to_move();
+    position.legal_moves().any(|p| {
+        let mut next = position.clone();
+        next.play_unchecked(p);
+        match next.outcome() {
+            Some(outcome) => outcome.winner == Some(me),
+            None => {
+                n > 1
+                    && next.legal_moves().all(|r| {
+                        let mut after = next.clone();
+                        after.play_unchecked(r);
+                        !after.is_over() && wins_within(&after, n - 1)
+                    })
+            }
+        }
+    })
+}
+
+#[test]
+fn every_win_found_is_a_win_by_brute_force() {
+    let params = SolverParams { max_depth: 2, max_threes: 1, max_nodes: 20_000 };
+    let mut solver = Solver::new(1 << 12);
+    let mut checked = 0;
+    for variant in [Variant::Pente, Variant::Keryo, Variant::GomokuExact] {
+        let rules = Rules::new(variant, 9).unwrap();
+        for seed in 0..40 {
+            let positions = clustered_game(rules, 500 + seed, 60);
+            for position in positions.iter().rev().skip(2).take(4) {
+                let solution = solver.solve(position, &params);
+                let Some(line) = solution.line.clone() else { continue };
+                let n = solution.moves_to_win().unwrap() as u32;
+                assert!(wins_within(position, n), "{variant}: claimed win in {n} ({line:?}) is not one:\n{position:?}");
+                // The line is legal and ends the game for the attacker.
+                let mut game = position.clone();
+                for &p in &line {
+                    game.play(p).unwrap();
+                }
+                assert_eq!(game.outcome().and_then(|o| o.winner), Some(position.to_move()));
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 20, "the games should reach solvable positions ({checked})");
+}
+
+fn free() -> Rules {
+    Rules::new(Variant::FreePente, 19).unwrap()
+}
+
+fn solve(rules: Rules, moves: &str, params: SolverParams) -> super::Solution {
+    let game = Game::from_move_list(rules, moves).unwrap();
+    Solver::default().solve(game.position(), &params)
+}
+
+fn line(solution: &super::Solution) -> String {
+    solution.line.iter().flatten().map(ToString::to_string).collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn finds_an_open_four_and_a_double_four() {
+    let vcf = SolverParams { max_threes: 0, ..SolverParams::default() };
+    // White K10 K11 K12 K13 with both ends open: win at once.
+    let open_four = "K10 A1 K11 A3 K12 A5 K13 A7";
+    let solution = solve(free(), open_four, vcf);
+    assert_eq!(solution.moves_to_win(), Some(1), "{}", line(&solution));
+    // White has an open three K10 K11 K12: it becomes an open four (VCF of 2).
+    let three = "K10 A1 K11 A3 K12 A5";
+    let solution = solve(free(), three, vcf);
+    assert_eq!(solution.moves_to_win(), Some(2), "{}", line(&solution));
+    assert!(["K9", "K13"].contains(&line(&solution).split(' ').next().unwrap()), "{}", line(&solution));
+}
+
+#[test]
+fn a_capture_that_breaks_the_four_refutes_it() {
+    let vcf = SolverParams { max_threes: 0, ..SolverParams::default() };
+    let rules = Rules::new(Variant::FreePente, 9).unwrap();
+    // White's open three E4 E5 E6, White to move: E3 or E7 makes an open four.
+    let open = "E5 A1 E4 J9 E6 A9 F6 J1";
+    let solution = solve(rules, open, vcf);
+    assert_eq!(solution.moves_to_win(), Some(2), "{}", line(&solution));
+    // With Black on D6, G6 captures E6 F6 and breaks either four.
+    let flanked = "E5 A1 E4 D6 E6 A9 F6 J1";
+    let solution = solve(rules, flanked, vcf);
+    assert_ne!(solution.moves_to_win(), Some(2), "{}", line(&solution));
+    let position = Game::from_move_list(rules, flanked).unwrap().position().clone();
+    assert!(!wins_within(&position, 2));
+}
+
+#[test]
+fn reports_no_win_when_there_is_none() {
+    let solution = solve(free(), "K10 L11", SolverParams::default());
+    assert_eq!(solution.line, None);
+    assert!(!solution.exhausted);
+}
