@@ -88,6 +88,11 @@ fn write_result(out: &mut impl Write, result: &SearchResult, top: usize) -> std:
         100.0 * winrate(result.value),
         result.visits
     )?;
+    if let Some(n) = result.moves_to_end() {
+        let line: Vec<String> = result.proven_line.iter().map(ToString::to_string).collect();
+        let kind = if result.proof == Proof::Win { "win" } else { "loss" };
+        writeln!(out, "proven {kind} in {n}: {}", line.join(" "))?;
+    }
     writeln!(out, "{:<6} {:>7} {:>8} {:>9}", "move", "visits", "prior", "win rate")?;
     for candidate in result.candidates.iter().take(top) {
         let rate = match (candidate.proof, candidate.value) {

@@ -12,6 +12,7 @@ use pente_ort::{Backend, BackendChoice, OrtEvaluator};
 use pente_search::{
     Evaluation, Evaluator, HeuristicEvaluator, Search, SearchParams, SolverStats, TacticsParams, UniformEvaluator, search_many,
 };
+use pente_search::solver::{Solver, SolverParams};
 use rand::{RngExt, SeedableRng};
 use rand::rngs::SmallRng;
 
@@ -27,6 +28,10 @@ pub enum BenchCommand {
     /// Search speed: playouts per second with a free evaluator, and the share
     /// of time spent outside the network when many games share its calls.
     Search(SearchBenchArgs),
+    /// Tactics: positions of game records with a forced win of 1-N moves
+    /// (found by a deep solver run), and how often the engine plays a
+    /// winning move in them.
+    Tactics(TacticsBenchArgs),
     /// Training steps: samples per second, and the share of each part
     /// (drawing the batch, encoding, forward, backward, optimizer).
     Train(TrainBenchArgs),
@@ -162,6 +167,37 @@ pub struct SearchBenchArgs {
     moves: usize,
 }
 
+/// Arguments of `pente bench tactics`.
+#[derive(Debug, Args)]
+pub struct TacticsBenchArgs {
+    /// Game records (PGN, games.csv, games.jsonl) whose positions are tried.
+    #[arg(long, required = true, num_args = 1..)]
+    games: Vec<PathBuf>,
+    /// Network directory, or `heuristic` / `uniform`; default: the shipped network.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Playouts of the engine per position.
+    #[arg(long, default_value_t = 400)]
+    visits: u32,
+    /// Longest forced win kept, in moves of the winner.
+    #[arg(long, default_value_t = 5)]
+    max_moves: u8,
+    /// Quiet threats (threes) the reference solver may use.
+    #[arg(long, default_value_t = 2)]
+    threes: u8,
+    /// Nodes of the reference solver per position.
+    #[arg(long, default_value_t = 300_000)]
+    nodes: u64,
+    /// Stop after this many positions with a forced win.
+    #[arg(long, default_value_t = 300)]
+    positions: usize,
+    /// Search without the threat solver (to measure what it adds).
+    #[arg(long)]
+    no_solver: bool,
+    #[command(flatten)]
+    backend: crate::player::BackendArgs,
+}
+
 /// Arguments of `pente bench rules`.
 #[derive(Debug, Args)]
 pub struct RulesBenchArgs {
@@ -185,6 +221,7 @@ pub fn run(command: &BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Rules(args) => bench_rules(args),
         BenchCommand::Nn(args) => bench_nn(args),
         BenchCommand::Search(args) => bench_search(args),
+        BenchCommand::Tactics(args) => bench_tactics(args),
         BenchCommand::Train(args) => bench_train(args),
         BenchCommand::Samples { file } => bench_samples(file),
     }
@@ -469,6 +506,83 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn bench_tactics(args: &TacticsBenchArgs) -> anyhow::Result<ExitCode> {
+    let oracle_params = SolverParams { max_depth: args.max_moves, max_threes: args.threes, max_nodes: args.nodes };
+    let loaded = crate::player::load_evaluator(
+        args.model.as_deref(),
+        &mut crate::player::LazyBackend::new(&args.backend),
+    )?;
+    let mut oracle = Solver::default();
+    let mut seen = std::collections::HashSet::new();
+    // Per win-in-N: positions, and those where the engine played a winning move.
+    let mut table = vec![(0usize, 0usize); usize::from(args.max_moves) + 1];
+    let mut found = 0;
+    let start = Instant::now();
+    'files: for path in &args.games {
+        for game in pente_analysis::read_games(path)? {
+            let game = game.map_err(|e| anyhow::anyhow!("{e}"))?;
+            let mut position = Position::new(game.rules);
+            for &point in &game.moves {
+                if position.is_over() {
+                    break;
+                }
+                if position.ply() >= 4 && seen.insert(position.hash()) {
+                    let solution = oracle.solve(&position, &oracle_params);
+                    if let Some(n) = solution.moves_to_win() {
+                        let mut params = SearchParams { visits: args.visits, ..SearchParams::default() };
+                        params.tactics.enabled = !args.no_solver;
+                        let result = Search::new(position.clone(), params, 0).run(loaded.evaluator.as_ref());
+                        let played = result.best_move.expect("an unfinished game has a move");
+                        let wins = oracle.move_wins(&position, played, &oracle_params).is_some();
+                        table[n].0 += 1;
+                        table[n].1 += usize::from(wins);
+                        if !wins {
+                            eprintln!(
+                                "missed a win in {n} ({}, {}): played {played}, the solver's line {}; moves: {}",
+                                game.rules,
+                                path.display(),
+                                format_line(solution.line.as_deref().unwrap_or_default()),
+                                format_line(&game.moves[..position.ply() as usize])
+                            );
+                        }
+                        found += 1;
+                        if found >= args.positions {
+                            break 'files;
+                        }
+                    }
+                }
+                position.play(point).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            }
+        }
+    }
+    println!(
+        "{found} positions with a forced win (solver: win in <= {} moves, {} three(s), {} nodes); engine: {} at {} visits{}; {:.0} s",
+        args.max_moves,
+        args.threes,
+        args.nodes,
+        loaded.description,
+        args.visits,
+        if args.no_solver { " without the solver" } else { "" },
+        start.elapsed().as_secs_f64()
+    );
+    println!("{:<8} {:>9} {:>14}", "win in", "positions", "winning move");
+    let mut total = (0, 0);
+    for (n, &(positions, wins)) in table.iter().enumerate().skip(1) {
+        if positions > 0 {
+            println!("{n:<8} {positions:>9} {wins:>7} {:>5.1} %", 100.0 * wins as f64 / positions as f64);
+        }
+        total = (total.0 + positions, total.1 + wins);
+    }
+    let multi = table.iter().skip(2).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    println!("{:<8} {:>9} {:>7} {:>5.1} %", "2+", multi.0, multi.1, 100.0 * multi.1 as f64 / multi.0.max(1) as f64);
+    println!("{:<8} {:>9} {:>7} {:>5.1} %", "all", total.0, total.1, 100.0 * total.1 as f64 / total.0.max(1) as f64);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn format_line(moves: &[Point]) -> String {
+    moves.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
 }
 
 fn bench_train(args: &TrainBenchArgs) -> anyhow::Result<ExitCode> {

@@ -4,7 +4,10 @@
 //! Request: `{"id": "a", "variant": "pente", "size": 19, "moves": ["K10", "L9"], "visits": 200}`
 //! (`variant`, `size`, `visits` and `model` optional). Response:
 //! `{"id": "a", "best_move": "K7", "value": 0.12, "candidates": [{"move": "K7", "visits": 120,
-//! "prior": 0.31, "winrate": 0.55}, ...], "evaluator": "..."}`. A bad request
+//! "prior": 0.31, "winrate": 0.55}, ...], "evaluator": "..."}`. A proven
+//! result adds `"proven": "win"` (or `"loss"`, `"draw"`), and for a win or a
+//! loss `"proven_line"` (moves from the best one to the end of the game) and
+//! `"moves_to_end"` (the winner's moves in it: win or loss in N). A bad request
 //! gets `{"id": ..., "error": "..."}` and the engine keeps serving.
 
 use std::collections::HashMap;
@@ -65,6 +68,10 @@ struct Response {
     value: f32,
     winrate: f32,
     proven: Option<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    proven_line: Vec<Point>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moves_to_end: Option<usize>,
     visits: u32,
     candidates: Vec<CandidateJson>,
     evaluator: String,
@@ -137,6 +144,8 @@ fn answer(
             Proof::Draw => Some("draw"),
             Proof::Unknown => None,
         },
+        proven_line: result.proven_line.clone(),
+        moves_to_end: result.moves_to_end(),
         visits: result.visits,
         candidates: result
             .candidates

@@ -12,6 +12,7 @@ mod player;
 mod plot;
 mod replay;
 mod selfplay;
+mod solve;
 mod stats;
 mod train;
 mod validate;
@@ -42,6 +43,8 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Search a position and list the candidate moves with visits, prior and win rate.
     Analyze(analyze::AnalyzeArgs),
+    /// Look for a forced win of the side to move with the threat-space solver alone.
+    Solve(solve::SolveArgs),
     /// Play the engine in the terminal.
     Play(play::PlayArgs),
     /// Serve analysis requests as JSON lines on stdin and stdout.
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Analyze(args) => analyze::run(args),
+        Command::Solve(args) => solve::run(args),
         Command::Play(args) => play::run(args),
         Command::Engine(args) => engine::run(args),
         Command::Selfplay(args) => selfplay::run(args),

@@ -444,3 +444,32 @@ fn bench_nn_measures_both_backends() {
     assert!(stdout.contains("backend ort"), "{stdout}");
     assert_eq!(stdout.matches("positions/s").count(), 2, "{stdout}");
 }
+
+#[test]
+fn solve_prints_the_winning_line_or_that_none_was_found() {
+    let out = pente(&["solve", "--variant", "free-pente", "--moves", "K10 A1 K11 A3 K12 A5", "--all"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("white wins in 2: K"), "{text}");
+    assert!(text.contains("winning first moves: K9 (in 2), K13 (in 2)"), "{text}");
+    let out = pente(&["solve", "--moves", "K10 L9"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no forced win found for white"));
+    let out = pente(&["solve", "--moves", "K10 K10"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("K10"));
+}
+
+#[test]
+fn analyze_and_engine_show_the_proven_line() {
+    let moves = "K10 A1 K11 A3 K12 A5";
+    let out = pente(&["analyze", "--variant", "free-pente", "--moves", moves, "--model", "uniform", "--visits", "50"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(proven win)") && text.contains("proven win in 2: K"), "{text}");
+    let request = r#"{"id": 1, "variant": "free-pente", "moves": ["K10", "A1", "K11", "A3", "K12", "A5"], "model": "uniform"}"#;
+    let out = pente_with_stdin(&["engine"], &format!("{request}\n"));
+    let v = json(&out);
+    assert_eq!(v["proven"], "win");
+    assert_eq!(v["moves_to_end"], 2);
+    assert_eq!(v["proven_line"].as_array().unwrap().len(), 3);
+}

@@ -208,3 +208,73 @@ fn every_variant_and_size() {
         }
     }
 }
+
+/// Counts the positions it is asked about.
+#[derive(Default)]
+struct Counting {
+    positions: std::cell::Cell<usize>,
+}
+
+impl Evaluator for Counting {
+    fn evaluate(&self, positions: &[&Position]) -> Vec<Evaluation> {
+        self.positions.set(self.positions.get() + positions.len());
+        UniformEvaluator::default().evaluate(positions)
+    }
+
+    fn name(&self) -> String {
+        "counting".into()
+    }
+}
+
+fn free_position(moves: &str) -> Position {
+    Game::from_move_list(Rules::new(Variant::FreePente, 19).unwrap(), moves).unwrap().position().clone()
+}
+
+#[test]
+fn the_solver_decides_a_forced_win_without_the_network() {
+    // White's open three K10 K11 K12: K9 or K13 makes an open four.
+    let position = free_position("K10 A1 K11 A3 K12 A5");
+    let counting = Counting::default();
+    let result = Search::new(position.clone(), params(400), 1).run(&counting);
+    assert_eq!(counting.positions.get(), 0, "a proven root needs no evaluation");
+    assert_eq!(result.proof, Proof::Win);
+    assert_eq!(result.moves_to_end(), Some(2));
+    let best = result.best_move.unwrap();
+    assert!(best == p("K9") || best == p("K13"), "played {best}");
+    assert_eq!(result.proven_line.first(), Some(&best));
+    assert_eq!(result.policy_target, vec![(best, 1.0)]);
+    // The line is legal and White wins at its end.
+    let mut game = position.clone();
+    for &point in &result.proven_line {
+        game.play(point).unwrap();
+    }
+    assert_eq!(game.outcome().unwrap().winner, Some(pente_core::Color::White));
+    // Without the solver the same search asks the network.
+    let mut plain = params(400);
+    plain.tactics.enabled = false;
+    Search::new(position, plain, 1).run(&counting);
+    assert!(counting.positions.get() > 0);
+}
+
+#[test]
+fn only_the_moves_that_stop_a_four_are_searched() {
+    // Black has C5 D5 E5 F5 closed by White B5: only G5 stops the five.
+    let position = position("K10 C5 B5 D5 R18 E5 R16 F5");
+    let result = Search::new(position.clone(), params(100), 1).run(&UniformEvaluator::default());
+    let moves: Vec<Point> = result.candidates.iter().map(|c| c.point).collect();
+    assert_eq!(moves, vec![p("G5")]);
+    let mut plain = params(100);
+    plain.tactics.enabled = false;
+    let result = Search::new(position, plain, 1).run(&UniformEvaluator::default());
+    assert!(result.candidates.len() > 300);
+}
+
+#[test]
+fn a_proven_loss_comes_with_the_winners_line() {
+    // Black to move cannot stop White's open four K10-K13.
+    let position = free_position("K10 A1 K11 A3 K12 A5 K13");
+    let result = Search::new(position, params(200), 1).run(&UniformEvaluator::default());
+    assert_eq!(result.proof, Proof::Loss);
+    assert_eq!(result.moves_to_end(), Some(1));
+    assert_eq!(result.proven_line.len(), 2, "{:?}", result.proven_line);
+}

@@ -17,8 +17,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::TrainError;
 
 /// A player as named on the command line: `heuristic`, `uniform`, or a
-/// model directory, each with an optional `@visits` (default 64), e.g.
-/// `runs/quick/models/quick-3@200`; or `pente-text:LEVEL`, Debian's
+/// model directory, each with an optional `@visits` (default 64) and an
+/// optional `+nosolver` (search without the threat solver), e.g.
+/// `runs/quick/models/quick-3@200+nosolver`; or `pente-text:LEVEL`, Debian's
 /// `pente -text` at computer level 1-9 (19x19 Pente only).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayerSpec {
@@ -26,6 +27,8 @@ pub struct PlayerSpec {
     pub kind: PlayerKind,
     /// Playouts per move (0 for an external program, which has its own).
     pub visits: u32,
+    /// Whether the search reads tactics with the threat solver.
+    pub solver: bool,
 }
 
 /// The evaluator behind a [`PlayerSpec`].
@@ -51,14 +54,18 @@ impl PlayerSpec {
             let level = level.parse::<u8>().ok().filter(|l| (1..=9).contains(l)).ok_or(format!(
                 "`{text}`: pente-text takes a computer level 1-9 and no visit count, as in pente-text:5"
             ))?;
-            return Ok(PlayerSpec { kind: PlayerKind::TextPente(level), visits: 0 });
+            return Ok(PlayerSpec { kind: PlayerKind::TextPente(level), visits: 0, solver: false });
         }
-        let (name, visits) = match text.rsplit_once('@') {
+        let (rest, solver) = match text.strip_suffix("+nosolver") {
+            Some(rest) => (rest, false),
+            None => (text, true),
+        };
+        let (name, visits) = match rest.rsplit_once('@') {
             Some((name, visits)) => (
                 name,
                 visits.parse::<u32>().ok().filter(|&v| v > 0).ok_or(format!("`{text}`: bad visit count `{visits}`"))?,
             ),
-            None => (text, 64),
+            None => (rest, 64),
         };
         let kind = match name {
             "heuristic" => PlayerKind::Heuristic,
@@ -66,7 +73,7 @@ impl PlayerSpec {
             "" => return Err(format!("`{text}`: no player named")),
             path => PlayerKind::Model(PathBuf::from(path)),
         };
-        Ok(PlayerSpec { kind, visits })
+        Ok(PlayerSpec { kind, visits, solver })
     }
 
     /// Loads the player, a network on `backend` with every core.
@@ -89,8 +96,10 @@ impl PlayerSpec {
                 (evaluator, name)
             }
         };
-        let params = SearchParams { visits: self.visits, ..SearchParams::default() };
-        Ok(Player { name: format!("{name}@{}", self.visits), engine: Engine::Search { evaluator, params } })
+        let mut params = SearchParams { visits: self.visits, ..SearchParams::default() };
+        params.tactics.enabled = self.solver;
+        let suffix = if self.solver { "" } else { "+nosolver" };
+        Ok(Player { name: format!("{name}@{}{suffix}", self.visits), engine: Engine::Search { evaluator, params } })
     }
 }
 
@@ -427,7 +436,7 @@ mod tests {
     fn player_specs() {
         assert_eq!(
             PlayerSpec::parse("heuristic@200").unwrap(),
-            PlayerSpec { kind: PlayerKind::Heuristic, visits: 200 }
+            PlayerSpec { kind: PlayerKind::Heuristic, visits: 200, solver: true }
         );
         assert_eq!(PlayerSpec::parse("uniform").unwrap().visits, 64);
         assert_eq!(

@@ -119,6 +119,72 @@ impl Solver {
         Solution { line, nodes: self.nodes, exhausted: self.exhausted() }
     }
 
+    /// Every first move that wins by force within the budget (which each
+    /// move gets afresh), with its win in N, fastest first.
+    pub fn winning_moves(&mut self, position: &Position, params: &SolverParams) -> Vec<(Point, u8)> {
+        let board = Board::new(position.clone());
+        if position.is_over() {
+            return Vec::new();
+        }
+        let me = board.to_move();
+        let candidates = board
+            .wins(me)
+            .union(board.wins(me.opponent()))
+            .union(board.points(Kind::Four, me))
+            .union(board.points(Kind::Capture, me))
+            .union(board.points(Kind::Setup, me))
+            .union(if params.max_threes > 0 { board.points(Kind::Three, me) } else { Bits::default() });
+        let mut wins: Vec<(Point, u8)> = candidates
+            .iter()
+            .filter(|&i| legal(&board, i))
+            .filter_map(|i| self.move_wins_on(&board, i, params).map(|n| (board.point(i), n)))
+            .collect();
+        wins.sort_by_key(|&(p, n)| (n, p));
+        wins
+    }
+
+    /// Whether playing `p` wins by force within the budget: `Some(N)` for a
+    /// win in N (this move included).
+    ///
+    /// # Panics
+    /// If `p` is not a legal move.
+    pub fn move_wins(&mut self, position: &Position, p: Point, params: &SolverParams) -> Option<u8> {
+        assert!(position.is_legal(p), "{p} is not a legal move");
+        let board = Board::new(position.clone());
+        self.move_wins_on(&board, board.index(p), params)
+    }
+
+    fn move_wins_on(&mut self, board: &Board, i: usize, params: &SolverParams) -> Option<u8> {
+        self.nodes = 0;
+        self.limit = params.max_nodes;
+        let me = board.to_move();
+        if board.wins(me).contains(i) {
+            return Some(1);
+        }
+        let child = self.play(board, i);
+        if child.position.is_over() || child.has_win(me.opponent()) {
+            return None;
+        }
+        let forced = child.has_win(me);
+        let schedule = (2..=params.max_depth)
+            .map(|d| (d, 0))
+            .chain((params.max_threes > 0).then(|| (2..=params.max_depth).map(|d| (d, params.max_threes))).into_iter().flatten());
+        for (depth, threes) in schedule {
+            let won = if forced {
+                self.defend(&child, depth - 1, threes)
+            } else {
+                threes > 0 && self.defend_all(&child, depth - 1, threes - 1)
+            };
+            if won {
+                return Some(depth);
+            }
+            if self.exhausted() {
+                break;
+            }
+        }
+        None
+    }
+
     fn exhausted(&self) -> bool {
         self.nodes >= self.limit
     }
