@@ -11,7 +11,7 @@ use rand_distr::{Distribution, Gamma, Gumbel};
 
 use crate::evaluator::{Evaluation, Evaluator};
 use crate::params::SearchParams;
-use crate::solver::{Board, Solver, forced_replies_on};
+use crate::solver::{Board, Solver, forced_replies_on, threat_stops};
 
 /// A game-theoretic value proven in the tree, from the point of view of the
 /// player who moved INTO the node.
@@ -315,14 +315,25 @@ impl Search {
         let start = Instant::now();
         let board = Board::new(position.clone());
         let forced = forced_replies_on(&board);
-        let tactics = if board.has_win(position.to_move()) {
+        // The root is left to the tree, so that it gets edges and a move to
+        // play even when lost (the read_root solver already looked for wins).
+        let tactics = if at_root {
+            match forced {
+                // Lost whatever it plays: the tree proves it on the blocks.
+                Some(moves) if moves.is_empty() => {
+                    threat_stops(&board).filter(|m| !m.is_empty()).map_or(LeafTactics::Open, LeafTactics::Forced)
+                }
+                Some(moves) => LeafTactics::Forced(moves),
+                None => LeafTactics::Open,
+            }
+        } else if board.has_win(position.to_move()) {
             LeafTactics::Decided(1.0)
         } else if forced.as_ref().is_some_and(Vec::is_empty) {
             LeafTactics::Decided(-1.0)
         } else {
-            let solution = if at_root { None } else { Some(self.solver.solve_board(&board, &self.params.tactics.leaf)) };
-            self.solver_stats.nodes += solution.as_ref().map_or(0, |s| s.nodes);
-            if solution.is_some_and(|s| s.line.is_some()) {
+            let (won, nodes) = self.solver.proves_win(&board, &self.params.tactics.leaf);
+            self.solver_stats.nodes += nodes;
+            if won {
                 LeafTactics::Decided(1.0)
             } else {
                 forced.map_or(LeafTactics::Open, LeafTactics::Forced)
@@ -821,7 +832,9 @@ impl Search {
         self.root_position.play(point).expect("advance with a legal move");
         self.pending.clear();
         let kept = self.nodes[ROOT as usize].edges.iter().find(|e| e.point == point).and_then(|e| e.child);
-        let Some(new_root) = kept else {
+        // A kept node the solver decided before it had edges would leave the
+        // root without a move to play: start afresh instead.
+        let Some(new_root) = kept.filter(|&c| self.nodes[c as usize].state == NodeState::Expanded) else {
             self.reset_tree();
             return;
         };

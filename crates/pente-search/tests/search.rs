@@ -277,4 +277,19 @@ fn a_proven_loss_comes_with_the_winners_line() {
     assert_eq!(result.proof, Proof::Loss);
     assert_eq!(result.moves_to_end(), Some(1));
     assert_eq!(result.proven_line.len(), 2, "{:?}", result.proven_line);
+    assert_eq!(result.proven_line.first(), result.best_move.as_ref(), "a lost side still gets a move");
+}
+
+#[test]
+fn games_played_with_tree_reuse_always_get_a_move() {
+    // Heuristic self-play from tactical openings, reusing the tree: decided
+    // positions come up on both sides and each still gets a move.
+    for (k, moves) in ["K10 L9 K7", "K10 A1 K11 A3 K12", "K10 K11 L10 L11 M10"].iter().enumerate() {
+        let mut search = Search::new(free_position(moves), params(24), k as u64);
+        while !search.position().is_over() {
+            let result = search.run(&HeuristicEvaluator::default());
+            let best = result.best_move.unwrap_or_else(|| panic!("no move in\n{:?}", search.position()));
+            search.advance(best);
+        }
+    }
 }

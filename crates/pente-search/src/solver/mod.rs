@@ -96,27 +96,44 @@ impl Solver {
         self.solve_board(&Board::new(position.clone()), params)
     }
 
-    pub(crate) fn solve_board(&mut self, board: &Board, params: &SolverParams) -> Solution {
+    fn solve_board(&mut self, board: &Board, params: &SolverParams) -> Solution {
+        let found = self.find(board, params);
+        let exhausted = self.exhausted();
+        let line = found.map(|(depth, threes)| {
+            // Following the line may re-search what the table lost.
+            self.limit = self.nodes + params.max_nodes.max(100_000) * 4;
+            let mut moves = Vec::new();
+            self.principal_line(board, depth, threes, &mut moves);
+            moves
+        });
+        Solution { line, nodes: self.nodes, exhausted }
+    }
+
+    /// Whether the side to move has a forced win, without its line (the
+    /// search's leaves need no more); returns the moves played.
+    pub(crate) fn proves_win(&mut self, board: &Board, params: &SolverParams) -> (bool, u64) {
+        let found = self.find(board, params).is_some();
+        (found, self.nodes)
+    }
+
+    /// The depth and threes of the first iteration that proves a win.
+    fn find(&mut self, board: &Board, params: &SolverParams) -> Option<(u8, u8)> {
         self.nodes = 0;
         self.limit = params.max_nodes;
-        let mut line = None;
-        if !board.position.is_over() {
-            let schedule = (1..=params.max_depth)
-                .map(|d| (d, 0))
-                .chain((params.max_threes > 0).then(|| (2..=params.max_depth).map(|d| (d, params.max_threes))).into_iter().flatten());
-            for (depth, threes) in schedule {
-                if self.attack(board, depth, threes) {
-                    let mut moves = Vec::new();
-                    self.principal_line(board, depth, threes, &mut moves);
-                    line = Some(moves);
-                    break;
-                }
-                if self.exhausted() {
-                    break;
-                }
+        if board.position.is_over() {
+            return None;
+        }
+        let vcf = (1..=params.max_depth).map(|d| (d, 0));
+        let vct = (params.max_threes > 0).then(|| (2..=params.max_depth).map(|d| (d, params.max_threes)));
+        for (depth, threes) in vcf.chain(vct.into_iter().flatten()) {
+            if self.attack(board, depth, threes) {
+                return Some((depth, threes));
+            }
+            if self.exhausted() {
+                break;
             }
         }
-        Solution { line, nodes: self.nodes, exhausted: self.exhausted() }
+        None
     }
 
     /// Every first move that wins by force within the budget (which each
@@ -362,7 +379,7 @@ impl Solver {
 
     /// Follows a proven win, choosing the defender's reply that delays it most.
     fn principal_line(&mut self, board: &Board, depth: u8, threes: u8, line: &mut Vec<Point>) {
-        if line.len() > 64 || !self.attack_unbounded(board, depth, threes) {
+        if line.len() > 64 || !self.attack(board, depth, threes) {
             return;
         }
         let Some(entry) = self.probe(Self::key(board, threes)).filter(|e| e.best != 0) else { return };
@@ -415,19 +432,11 @@ impl Solver {
         let needed = if grandchild.has_win(grandchild.to_move()) {
             1
         } else {
-            (2..depth).find(|&d| self.attack_unbounded(&grandchild, d, threes)).unwrap_or(depth)
+            (2..depth).find(|&d| self.attack(&grandchild, d, threes)).unwrap_or(depth)
         };
         Some((needed, grandchild))
     }
 
-    /// [`Solver::attack`] with the budget lifted (the line of a win already
-    /// proven costs little to re-walk).
-    fn attack_unbounded(&mut self, board: &Board, depth: u8, threes: u8) -> bool {
-        let limit = std::mem::replace(&mut self.limit, u64::MAX);
-        let won = self.attack(board, depth, threes);
-        self.limit = limit;
-        won
-    }
 }
 
 /// The moves that stop the opponent's immediate win, if he has one: `None`
@@ -440,24 +449,31 @@ pub fn forced_replies(position: &Position) -> Option<Vec<Point>> {
 }
 
 pub(crate) fn forced_replies_on(board: &Board) -> Option<Vec<Point>> {
+    let them = board.to_move().opponent();
+    let stops = threat_stops(board)?;
+    Some(
+        stops
+            .into_iter()
+            .filter(|&p| {
+                let mut child = board.clone();
+                child.play(p);
+                child.position.is_over() || !child.has_win(them)
+            })
+            .collect(),
+    )
+}
+
+/// When the opponent threatens to win at once: the legal moves that might
+/// stop it (his winning points, captures, a win of one's own), a superset
+/// of the moves that do.
+pub(crate) fn threat_stops(board: &Board) -> Option<Vec<Point>> {
     let me = board.to_move();
     let them = me.opponent();
     if board.position.is_over() || !board.has_win(them) {
         return None;
     }
     let stops = board.wins(me).union(board.wins(them)).union(board.points(Kind::Capture, me));
-    Some(
-        stops
-            .iter()
-            .filter(|&i| legal(board, i))
-            .filter(|&i| {
-                let mut child = board.clone();
-                child.play(board.point(i));
-                child.position.is_over() || !child.has_win(them)
-            })
-            .map(|i| board.point(i))
-            .collect(),
-    )
+    Some(stops.iter().filter(|&i| legal(board, i)).map(|i| board.point(i)).collect())
 }
 
 /// Whether dense index `i` is a legal move (empty, and allowed by the opening rule).
