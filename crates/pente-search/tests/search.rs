@@ -285,7 +285,9 @@ fn games_played_with_tree_reuse_always_get_a_move() {
     // Heuristic self-play from tactical openings, reusing the tree: decided
     // positions come up on both sides and each still gets a move.
     for (k, moves) in ["K10 L9 K7", "K10 A1 K11 A3 K12", "K10 K11 L10 L11 M10"].iter().enumerate() {
-        let mut search = Search::new(free_position(moves), params(24), k as u64);
+        let mut quick = params(24);
+        quick.tactics.root.max_nodes = 2000;
+        let mut search = Search::new(free_position(moves), quick, k as u64);
         while !search.position().is_over() {
             let result = search.run(&HeuristicEvaluator::default());
             let best = result.best_move.unwrap_or_else(|| panic!("no move in\n{:?}", search.position()));

@@ -75,6 +75,9 @@ pub struct Solver {
     table: Vec<Entry>,
     nodes: u64,
     limit: u64,
+    /// The last winning move found at each ply: after most replies to a
+    /// threat, the same move wins again.
+    killers: [u16; 64],
 }
 
 impl Default for Solver {
@@ -88,7 +91,12 @@ impl Solver {
     /// (rounded up to a power of two).
     #[must_use]
     pub fn new(entries: usize) -> Solver {
-        Solver { table: vec![Entry::default(); entries.max(1).next_power_of_two()], nodes: 0, limit: 0 }
+        Solver {
+            table: vec![Entry::default(); entries.max(1).next_power_of_two()],
+            nodes: 0,
+            limit: 0,
+            killers: [u16::MAX; 64],
+        }
     }
 
     /// Looks for a forced win of the side to move, shortest VCF first.
@@ -272,7 +280,8 @@ impl Solver {
             // Their win comes first unless this move stops it.
             their_wins.union(board.points(Kind::Capture, me))
         };
-        for i in ordered(board, forcing) {
+        let killer = self.killers[board.position.ply() as usize % 64];
+        for i in ordered(board, forcing, killer) {
             if !legal(i) {
                 continue;
             }
@@ -282,6 +291,7 @@ impl Solver {
             }
             if self.defend(&child, depth - 1, threes) {
                 self.store(key, depth, Some(i));
+                self.killers[board.position.ply() as usize % 64] = i as u16;
                 return true;
             }
             if self.exhausted() {
@@ -290,7 +300,7 @@ impl Solver {
         }
         if threes > 0 && their_wins.is_empty() {
             let quiet = board.points(Kind::Three, me).minus(forcing);
-            for i in ordered(board, quiet) {
+            for i in ordered(board, quiet, killer) {
                 if !legal(i) {
                     continue;
                 }
@@ -300,6 +310,7 @@ impl Solver {
                 }
                 if self.defend_all(&child, depth - 1, threes - 1) {
                     self.store(key, depth, Some(i));
+                    self.killers[board.position.ply() as usize % 64] = i as u16;
                     return true;
                 }
                 if self.exhausted() {
@@ -502,14 +513,18 @@ fn empty_points(board: &Board) -> Bits {
     bits
 }
 
-/// Candidates, most threatening first (then row-major, so equal positions
-/// search alike), in a buffer on the stack.
-fn ordered(board: &Board, candidates: Bits) -> impl Iterator<Item = usize> {
+/// Candidates, the killer move first, then the most threatening (then
+/// row-major, so equal positions search alike), in a buffer on the stack.
+fn ordered(board: &Board, candidates: Bits, killer: u16) -> impl Iterator<Item = usize> {
     let me = board.to_move();
     let mut buffer = [(0u8, 0u16); 361];
     let mut n = 0;
     for i in candidates.iter() {
-        let score = 4 * board.lines(Kind::Four, me, i) + 2 * board.lines(Kind::Three, me, i) + board.lines(Kind::Capture, me, i);
+        let score = if i == usize::from(killer) {
+            u8::MAX
+        } else {
+            4 * board.lines(Kind::Four, me, i) + 2 * board.lines(Kind::Three, me, i) + board.lines(Kind::Capture, me, i)
+        };
         buffer[n] = (score, i as u16);
         n += 1;
     }
