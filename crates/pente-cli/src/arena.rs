@@ -13,8 +13,8 @@ use crate::player::BackendArgs;
 /// Arguments of `pente arena`.
 #[derive(Debug, Args)]
 pub struct ArenaArgs {
-    /// Player A: `heuristic`, `uniform` or a model directory, with `@visits` (default 64),
-    /// or `pente-text:LEVEL` (Debian's `pente -text`, levels 1-9, 19x19 Pente, no random openings).
+    /// Player A: `heuristic`, `uniform` or a model directory, with `@visits` (default 64)
+    /// and `+nosolver` to search without the threat solver, or `pente-text:LEVEL` (Debian's `pente -text`, levels 1-9, 19x19 Pente, no random openings).
     #[arg(long)]
     a: String,
     /// Player B, as for --a.

@@ -9,12 +9,13 @@ use clap::{Args, Subcommand};
 use pente_core::{EndReason, Point, Position, Rules, Variant};
 use pente_nn::{ModelInfo, NetConfig, NetworkEvaluator, PenteNet};
 use pente_ort::{Backend, BackendChoice, OrtEvaluator};
-use pente_search::{
-    Evaluation, Evaluator, HeuristicEvaluator, Search, SearchParams, SolverStats, TacticsParams, UniformEvaluator, search_many,
-};
 use pente_search::solver::{Solver, SolverParams};
-use rand::{RngExt, SeedableRng};
+use pente_search::{
+    Evaluation, Evaluator, HeuristicEvaluator, Search, SearchParams, SolverStats, TacticsParams, UniformEvaluator,
+    search_many,
+};
 use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
 
 /// What to measure.
 #[derive(Debug, Subcommand)]
@@ -440,10 +441,10 @@ fn play_games(
             }
         }
     }
-    let stats = searches.iter().map(Search::solver_stats).fold(SolverStats::default(), |a, b| SolverStats {
-        nodes: a.nodes + b.nodes,
-        time: a.time + b.time,
-    });
+    let stats = searches
+        .iter()
+        .map(Search::solver_stats)
+        .fold(SolverStats::default(), |a, b| SolverStats { nodes: a.nodes + b.nodes, time: a.time + b.time });
     (playouts, stats)
 }
 
@@ -451,7 +452,8 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
     let rules = Rules::new(Variant::Pente, args.network.size)?;
     let starts = tactical_positions(rules, args.games, 11);
     let tactics = SearchParams { visits: args.visits, ..SearchParams::default() };
-    let plain = SearchParams { tactics: TacticsParams { enabled: false, ..tactics.tactics.clone() }, ..tactics.clone() };
+    let plain =
+        SearchParams { tactics: TacticsParams { enabled: false, ..tactics.tactics.clone() }, ..tactics.clone() };
     // 1. The search alone: an evaluator that costs nothing.
     let free = UniformEvaluator::default();
     let start = Instant::now();
@@ -467,8 +469,12 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
     let network = args.network.evaluator(&backend)?;
     let mut plain_seconds = None;
     for (label, params) in [("no solver", &plain), ("with solver", &tactics)] {
-        let timed =
-            Timed { inner: network.as_ref(), time: Cell::default(), positions: Cell::default(), calls: Cell::default() };
+        let timed = Timed {
+            inner: network.as_ref(),
+            time: Cell::default(),
+            positions: Cell::default(),
+            calls: Cell::default(),
+        };
         let start = Instant::now();
         let (playouts, solver) = play_games(&starts, args.moves, params, &timed);
         let elapsed = start.elapsed().as_secs_f64();
@@ -510,10 +516,8 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
 
 fn bench_tactics(args: &TacticsBenchArgs) -> anyhow::Result<ExitCode> {
     let oracle_params = SolverParams { max_depth: args.max_moves, max_threes: args.threes, max_nodes: args.nodes };
-    let loaded = crate::player::load_evaluator(
-        args.model.as_deref(),
-        &mut crate::player::LazyBackend::new(&args.backend),
-    )?;
+    let loaded =
+        crate::player::load_evaluator(args.model.as_deref(), &mut crate::player::LazyBackend::new(&args.backend))?;
     let mut oracle = Solver::default();
     let mut seen = std::collections::HashSet::new();
     // Per win-in-N: positions, and those where the engine played a winning move.

@@ -466,7 +466,8 @@ fn analyze_and_engine_show_the_proven_line() {
     let out = pente(&["analyze", "--variant", "free-pente", "--moves", moves, "--model", "uniform", "--visits", "50"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("(proven win)") && text.contains("proven win in 2: K"), "{text}");
-    let request = r#"{"id": 1, "variant": "free-pente", "moves": ["K10", "A1", "K11", "A3", "K12", "A5"], "model": "uniform"}"#;
+    let request =
+        r#"{"id": 1, "variant": "free-pente", "moves": ["K10", "A1", "K11", "A3", "K12", "A5"], "model": "uniform"}"#;
     let out = pente_with_stdin(&["engine"], &format!("{request}\n"));
     let v = json(&out);
     assert_eq!(v["proven"], "win");

@@ -333,11 +333,7 @@ impl Search {
         } else {
             let (won, nodes) = self.solver.proves_win(&board, &self.params.tactics.leaf);
             self.solver_stats.nodes += nodes;
-            if won {
-                LeafTactics::Decided(1.0)
-            } else {
-                forced.map_or(LeafTactics::Open, LeafTactics::Forced)
-            }
+            if won { LeafTactics::Decided(1.0) } else { forced.map_or(LeafTactics::Open, LeafTactics::Forced) }
         };
         self.solver_stats.time += start.elapsed();
         tactics
@@ -718,7 +714,8 @@ impl Search {
             other => other,
         };
         let value = proof.value().or_else(|| root.q().map(|q| -q)).unwrap_or(0.0);
-        let proven_line = if matches!(proof, Proof::Win | Proof::Loss) { self.proven_line(best_move) } else { Vec::new() };
+        let proven_line =
+            if matches!(proof, Proof::Win | Proof::Loss) { self.proven_line(best_move) } else { Vec::new() };
         SearchResult { best_move, value, proof, visits: root.visits, candidates, policy_target, proven_line }
     }
 

@@ -440,6 +440,11 @@ mod tests {
         );
         assert_eq!(PlayerSpec::parse("uniform").unwrap().visits, 64);
         assert_eq!(
+            PlayerSpec::parse("runs/m+x@100+nosolver").unwrap(),
+            PlayerSpec { kind: PlayerKind::Model(PathBuf::from("runs/m+x")), visits: 100, solver: false }
+        );
+        assert!(!PlayerSpec::parse("heuristic+nosolver").unwrap().solver);
+        assert_eq!(
             PlayerSpec::parse("runs/a@b/model@8").unwrap().kind,
             PlayerKind::Model(PathBuf::from("runs/a@b/model"))
         );

@@ -377,8 +377,11 @@ pub fn run_loop(
         }
         Err(_) => LoopState::default(),
     };
-    let arena_spec =
-        |path: &Path| PlayerSpec { kind: PlayerKind::Model(path.to_path_buf()), visits: config.arena.visits, solver: true };
+    let arena_spec = |path: &Path| PlayerSpec {
+        kind: PlayerKind::Model(path.to_path_buf()),
+        visits: config.arena.visits,
+        solver: true,
+    };
     let initial = models.join(format!("{}-0", config.name));
 
     if state.iteration == 0 && state.table.is_empty() {
@@ -529,7 +532,8 @@ fn rate_baselines(
             detail: format!("{baseline} against {}", model.display()),
         });
         let spec = baseline_spec(baseline, config.arena.visits).map_err(TrainError::Config)?;
-        let network = PlayerSpec { kind: PlayerKind::Model(model.to_path_buf()), visits: config.arena.visits, solver: true };
+        let network =
+            PlayerSpec { kind: PlayerKind::Model(model.to_path_buf()), visits: config.arena.visits, solver: true };
         let arena = config.arena_config(config.selfplay.seed ^ 0xBA5E ^ u64::from(iteration));
         let path = dir.join(format!("baseline-{}-{iteration:03}.json", baseline.replace(':', "-")));
         let result = cached_match(&path, &spec, &network, &arena, run.backend, report)?;

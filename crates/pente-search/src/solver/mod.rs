@@ -191,9 +191,12 @@ impl Solver {
             return None;
         }
         let forced = child.has_win(me);
-        let schedule = (2..=params.max_depth)
-            .map(|d| (d, 0))
-            .chain((params.max_threes > 0).then(|| (2..=params.max_depth).map(|d| (d, params.max_threes))).into_iter().flatten());
+        let schedule = (2..=params.max_depth).map(|d| (d, 0)).chain(
+            (params.max_threes > 0)
+                .then(|| (2..=params.max_depth).map(|d| (d, params.max_threes)))
+                .into_iter()
+                .flatten(),
+        );
         for (depth, threes) in schedule {
             let won = if forced {
                 self.defend(&child, depth - 1, threes)
@@ -404,11 +407,8 @@ impl Solver {
         let them = me.opponent();
         let forced = child.has_win(them);
         let threes = if forced { threes } else { threes.saturating_sub(1) };
-        let replies = if forced {
-            child.wins(them).union(child.points(Kind::Capture, me))
-        } else {
-            likely_defences(&child)
-        };
+        let replies =
+            if forced { child.wins(them).union(child.points(Kind::Capture, me)) } else { likely_defences(&child) };
         // The reply that needs the deepest win; any legal move when no
         // candidate is (a reply that loses at once needs 1).
         let mut best: Option<(u8, Board, Point)> = None;
@@ -421,7 +421,8 @@ impl Solver {
         }
         if best.is_none() {
             best = empty_points(&child).iter().find_map(|r| {
-                self.reply_cost(&child, r, depth, threes).map(|(needed, grandchild)| (needed, grandchild, child.point(r)))
+                self.reply_cost(&child, r, depth, threes)
+                    .map(|(needed, grandchild)| (needed, grandchild, child.point(r)))
             });
         }
         if let Some((needed, grandchild, reply)) = best {
@@ -447,7 +448,6 @@ impl Solver {
         };
         Some((needed, grandchild))
     }
-
 }
 
 /// The moves that stop the opponent's immediate win, if he has one: `None`

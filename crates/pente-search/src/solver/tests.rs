@@ -17,11 +17,8 @@ fn clustered_game(rules: Rules, seed: u64, max_plies: usize) -> Vec<Position> {
     let mut positions = vec![position.clone()];
     while !position.is_over() && positions.len() <= max_plies {
         let moves: Vec<Point> = position.legal_moves().collect();
-        let near: Vec<Point> = moves
-            .iter()
-            .copied()
-            .filter(|&p| position.ply() == 0 || neighbours(&position, p, 2))
-            .collect();
+        let near: Vec<Point> =
+            moves.iter().copied().filter(|&p| position.ply() == 0 || neighbours(&position, p, 2)).collect();
         let pool = if near.is_empty() || rng.random_range(0..10) == 0 { &moves } else { &near };
         let p = pool[rng.random_range(0..pool.len())];
         position.play_unchecked(p);
@@ -35,7 +32,9 @@ fn neighbours(position: &Position, p: Point, reach: i32) -> bool {
     (-reach..=reach).any(|dy| {
         (-reach..=reach).any(|dx| {
             let (x, y) = (i32::from(p.x()) + dx, i32::from(p.y()) + dy);
-            (0..size).contains(&x) && (0..size).contains(&y) && position.stone_at(Point::new(x as u8, y as u8)).is_some()
+            (0..size).contains(&x)
+                && (0..size).contains(&y)
+                && position.stone_at(Point::new(x as u8, y as u8)).is_some()
         })
     })
 }
@@ -256,8 +255,17 @@ fn threatens_two_captures_at_the_winning_count() {
     // pairs M15 N15 and L14 L13: White L15 threatens O15 and L12, either
     // of which reaches 10 captured stones.
     let mut moves = vec!["K10".to_string(), "T19".to_string()];
-    for (row, (white, black)) in ["2", "5", "8", "11"].iter().zip([("Q3", "S1"), ("Q7", "S4"), ("Q13", "S8"), ("Q16", "S12")]) {
-        moves.extend([format!("A{row}"), format!("B{row}"), white.into(), format!("C{row}"), format!("D{row}"), black.into()]);
+    for (row, (white, black)) in
+        ["2", "5", "8", "11"].iter().zip([("Q3", "S1"), ("Q7", "S4"), ("Q13", "S8"), ("Q16", "S12")])
+    {
+        moves.extend([
+            format!("A{row}"),
+            format!("B{row}"),
+            white.into(),
+            format!("C{row}"),
+            format!("D{row}"),
+            black.into(),
+        ]);
     }
     for (white, black) in [("A19", "M15"), ("C19", "N15"), ("E17", "L14"), ("G19", "L13")] {
         moves.extend([white.to_string(), black.to_string()]);
