@@ -10,6 +10,9 @@ use crate::solver::SolverParams;
 pub struct SearchParams {
     /// Playouts per move (visits of the root, reused ones included).
     pub visits: u32,
+    /// Time control: a move's search also stops after this many seconds
+    /// (counted from its first round), whatever its visits.
+    pub max_seconds: Option<f64>,
     /// Exploration constant of PUCT at the root's first visits (AlphaZero's `c_init`).
     pub c_puct: f32,
     /// Growth of the exploration constant with visits (AlphaZero's `c_base`).
@@ -39,6 +42,7 @@ impl Default for SearchParams {
     fn default() -> SearchParams {
         SearchParams {
             visits: 400,
+            max_seconds: None,
             c_puct: 1.25,
             c_puct_base: 19652.0,
             fpu_reduction: 0.25,

@@ -187,6 +187,8 @@ pub struct Search {
     /// The solver's winning line from the root.
     root_line: Option<Vec<Point>>,
     solver_stats: SolverStats,
+    /// When this move's search began (for `max_seconds`).
+    started: Option<Instant>,
 }
 
 const ROOT: u32 = 0;
@@ -208,6 +210,7 @@ impl Search {
             root_read: false,
             root_line: None,
             solver_stats: SolverStats::default(),
+            started: None,
         };
         search.reset_tree();
         search
@@ -220,6 +223,7 @@ impl Search {
         self.gumbel = None;
         self.root_read = false;
         self.root_line = None;
+        self.started = None;
     }
 
     /// The position searched.
@@ -237,6 +241,7 @@ impl Search {
     /// Changes the settings for the next moves (e.g. the visit budget).
     pub fn set_params(&mut self, params: SearchParams) {
         self.params = params;
+        self.started = None;
         self.root_priors = None;
         self.gumbel = None;
         if self.nodes[ROOT as usize].state == NodeState::Expanded {
@@ -260,7 +265,11 @@ impl Search {
     #[must_use]
     pub fn is_done(&self) -> bool {
         let root = &self.nodes[ROOT as usize];
-        root.proof != Proof::Unknown || root.visits >= self.params.visits
+        let out_of_time = match (self.params.max_seconds, self.started) {
+            (Some(limit), Some(started)) => started.elapsed().as_secs_f64() >= limit,
+            _ => false,
+        };
+        root.proof != Proof::Unknown || root.visits >= self.params.visits || out_of_time
     }
 
     /// Runs the search to its budget with `evaluator`.
@@ -273,6 +282,10 @@ impl Search {
     /// `leaves_per_call`; returns how many are waiting. Leaves whose value is
     /// known (decided positions, cached evaluations) are backed up at once.
     pub fn gather(&mut self) -> usize {
+        self.started.get_or_insert_with(Instant::now);
+        if self.is_done() {
+            return self.pending.len();
+        }
         if !self.root_read {
             self.read_root();
         }
@@ -865,6 +878,7 @@ impl Search {
         self.gumbel = None;
         self.root_read = false;
         self.root_line = None;
+        self.started = None;
         if self.nodes[ROOT as usize].state == NodeState::Expanded {
             self.prepare_root();
         }

@@ -17,16 +17,20 @@ use serde::{Deserialize, Serialize};
 use crate::error::TrainError;
 
 /// A player as named on the command line: `heuristic`, `uniform`, or a
-/// model directory, each with an optional `@visits` (default 64) and an
-/// optional `+nosolver` (search without the threat solver), e.g.
-/// `runs/quick/models/quick-3@200+nosolver`; or `pente-text:LEVEL`, Debian's
-/// `pente -text` at computer level 1-9 (19x19 Pente only).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// model directory, each with an optional `@visits` (default 64) or
+/// `@SECONDSs` / `@MILLISms` (a time per move instead), and an optional
+/// `+nosolver` (search without the threat solver), e.g.
+/// `runs/quick/models/quick-3@200+nosolver` or `data/models/default@1.5s`;
+/// or `pente-text:LEVEL`, Debian's `pente -text` at computer level 1-9
+/// (19x19 Pente only).
+#[derive(Debug, Clone, PartialEq)]
 pub struct PlayerSpec {
     /// What chooses the moves.
     pub kind: PlayerKind,
     /// Playouts per move (0 for an external program, which has its own).
     pub visits: u32,
+    /// A time per move: the search stops then, its visits capped at [`TIMED_VISITS`].
+    pub seconds: Option<f64>,
     /// Whether the search reads tactics with the threat solver.
     pub solver: bool,
 }
@@ -45,6 +49,12 @@ pub enum PlayerKind {
 }
 
 impl PlayerSpec {
+    /// The network in `dir` at `visits` a move, with the solver.
+    #[must_use]
+    pub fn model(dir: &Path, visits: u32) -> PlayerSpec {
+        PlayerSpec { kind: PlayerKind::Model(dir.to_path_buf()), visits, seconds: None, solver: true }
+    }
+
     /// Parses `NAME[@VISITS]`.
     ///
     /// # Errors
@@ -54,18 +64,26 @@ impl PlayerSpec {
             let level = level.parse::<u8>().ok().filter(|l| (1..=9).contains(l)).ok_or(format!(
                 "`{text}`: pente-text takes a computer level 1-9 and no visit count, as in pente-text:5"
             ))?;
-            return Ok(PlayerSpec { kind: PlayerKind::TextPente(level), visits: 0, solver: false });
+            return Ok(PlayerSpec { kind: PlayerKind::TextPente(level), visits: 0, seconds: None, solver: false });
         }
         let (rest, solver) = match text.strip_suffix("+nosolver") {
             Some(rest) => (rest, false),
             None => (text, true),
         };
-        let (name, visits) = match rest.rsplit_once('@') {
-            Some((name, visits)) => (
-                name,
-                visits.parse::<u32>().ok().filter(|&v| v > 0).ok_or(format!("`{text}`: bad visit count `{visits}`"))?,
-            ),
-            None => (rest, 64),
+        let (name, visits, seconds) = match rest.rsplit_once('@') {
+            Some((name, budget)) => {
+                let bad = || format!("`{text}`: bad budget `{budget}` (a visit count, or a time like 1.5s or 500ms)");
+                let time = match budget.strip_suffix("ms") {
+                    Some(ms) => Some(ms.parse::<f64>().map_err(|_| bad())? / 1000.0),
+                    None => budget.strip_suffix('s').map(|s| s.parse::<f64>().map_err(|_| bad())).transpose()?,
+                };
+                match time {
+                    Some(seconds) if seconds > 0.0 && seconds.is_finite() => (name, TIMED_VISITS, Some(seconds)),
+                    Some(_) => return Err(bad()),
+                    None => (name, budget.parse::<u32>().ok().filter(|&v| v > 0).ok_or_else(bad)?, None),
+                }
+            }
+            None => (rest, 64, None),
         };
         let kind = match name {
             "heuristic" => PlayerKind::Heuristic,
@@ -73,7 +91,7 @@ impl PlayerSpec {
             "" => return Err(format!("`{text}`: no player named")),
             path => PlayerKind::Model(PathBuf::from(path)),
         };
-        Ok(PlayerSpec { kind, visits, solver })
+        Ok(PlayerSpec { kind, visits, seconds, solver })
     }
 
     /// Loads the player, a network on `backend` with every core.
@@ -96,12 +114,16 @@ impl PlayerSpec {
                 (evaluator, name)
             }
         };
-        let mut params = SearchParams { visits: self.visits, ..SearchParams::default() };
+        let mut params = SearchParams { visits: self.visits, max_seconds: self.seconds, ..SearchParams::default() };
         params.tactics.enabled = self.solver;
+        let budget = self.seconds.map_or(self.visits.to_string(), |s| format!("{s}s"));
         let suffix = if self.solver { "" } else { "+nosolver" };
-        Ok(Player { name: format!("{name}@{}{suffix}", self.visits), engine: Engine::Search { evaluator, params } })
+        Ok(Player { name: format!("{name}@{budget}{suffix}"), engine: Engine::Search { evaluator, params } })
     }
 }
+
+/// The visit cap of a player with a time per move.
+pub const TIMED_VISITS: u32 = 1_000_000;
 
 /// A loaded player.
 pub struct Player {
@@ -128,7 +150,10 @@ impl Player {
     /// What it is, for the game records.
     fn settings(&self) -> serde_json::Value {
         match &self.engine {
-            Engine::Search { params, .. } => serde_json::json!({ "visits": params.visits }),
+            Engine::Search { params, .. } => match params.max_seconds {
+                Some(seconds) => serde_json::json!({ "seconds": seconds }),
+                None => serde_json::json!({ "visits": params.visits }),
+            },
             Engine::TextPente(config) => serde_json::json!({ "program": config.program, "level": config.level }),
         }
     }
@@ -306,9 +331,23 @@ pub fn play_match(
         }
     }
     let total = games.len() as u32;
+    // With a time per move, the games take turns: a move's time is then its
+    // own, not shared with the searches of other games.
+    let timed = players.iter().any(|p| matches!(&p.engine, Engine::Search { params, .. } if params.max_seconds.is_some()));
+    let in_flight = if timed { 1 } else { games.len() };
+    let mut waiting = std::collections::VecDeque::from(games);
+    let mut games: Vec<ArenaGame> = Vec::new();
     let mut finished = Vec::new();
     let external_error = |e: pente_external::ExternalError| TrainError::External(e.to_string());
-    while !games.is_empty() {
+    loop {
+        while games.len() < in_flight
+            && let Some(game) = waiting.pop_front()
+        {
+            games.push(game);
+        }
+        if games.is_empty() {
+            break;
+        }
         for (p, player) in players.iter().enumerate() {
             let Engine::Search { evaluator, .. } = &player.engine else { continue };
             let mut searches: Vec<&mut Search> = games
@@ -436,13 +475,19 @@ mod tests {
     fn player_specs() {
         assert_eq!(
             PlayerSpec::parse("heuristic@200").unwrap(),
-            PlayerSpec { kind: PlayerKind::Heuristic, visits: 200, solver: true }
+            PlayerSpec { kind: PlayerKind::Heuristic, visits: 200, seconds: None, solver: true }
         );
         assert_eq!(PlayerSpec::parse("uniform").unwrap().visits, 64);
         assert_eq!(
             PlayerSpec::parse("runs/m+x@100+nosolver").unwrap(),
-            PlayerSpec { kind: PlayerKind::Model(PathBuf::from("runs/m+x")), visits: 100, solver: false }
+            PlayerSpec { kind: PlayerKind::Model(PathBuf::from("runs/m+x")), visits: 100, seconds: None, solver: false }
         );
+        let timed = PlayerSpec::parse("heuristic@250ms").unwrap();
+        assert_eq!((timed.visits, timed.seconds), (TIMED_VISITS, Some(0.25)));
+        assert_eq!(PlayerSpec::parse("uniform@2s+nosolver").unwrap().seconds, Some(2.0));
+        for bad in ["heuristic@0s", "heuristic@xs", "heuristic@-1ms", "heuristic@0"] {
+            assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
+        }
         assert!(!PlayerSpec::parse("heuristic+nosolver").unwrap().solver);
         assert_eq!(
             PlayerSpec::parse("runs/a@b/model@8").unwrap().kind,

@@ -377,11 +377,7 @@ pub fn run_loop(
         }
         Err(_) => LoopState::default(),
     };
-    let arena_spec = |path: &Path| PlayerSpec {
-        kind: PlayerKind::Model(path.to_path_buf()),
-        visits: config.arena.visits,
-        solver: true,
-    };
+    let arena_spec = |path: &Path| PlayerSpec::model(path, config.arena.visits);
     let initial = models.join(format!("{}-0", config.name));
 
     if state.iteration == 0 && state.table.is_empty() {
@@ -533,7 +529,7 @@ fn rate_baselines(
         });
         let spec = baseline_spec(baseline, config.arena.visits).map_err(TrainError::Config)?;
         let network =
-            PlayerSpec { kind: PlayerKind::Model(model.to_path_buf()), visits: config.arena.visits, solver: true };
+            PlayerSpec::model(model, config.arena.visits);
         let arena = config.arena_config(config.selfplay.seed ^ 0xBA5E ^ u64::from(iteration));
         let path = dir.join(format!("baseline-{}-{iteration:03}.json", baseline.replace(':', "-")));
         let result = cached_match(&path, &spec, &network, &arena, run.backend, report)?;
