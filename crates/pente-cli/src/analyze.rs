@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use pente_core::{Color, Variant};
+use pente_core::Color;
 use pente_search::{Proof, Search, SearchParams, SearchResult};
 
 use crate::player::{BackendArgs, LazyBackend, load_evaluator};
@@ -13,15 +13,8 @@ use crate::player::{BackendArgs, LazyBackend, load_evaluator};
 /// Arguments of `pente analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// Moves from the empty board, White first: "K10 L9 K7".
-    #[arg(long, allow_hyphen_values = true, default_value = "")]
-    moves: String,
-    /// Rule variant: pente, free-pente, keryo, gomoku, gomoku-exact.
-    #[arg(long, default_value = "pente")]
-    variant: Variant,
-    /// Board side, odd, 7 to 19.
-    #[arg(long, default_value_t = 19)]
-    size: u8,
+    #[command(flatten)]
+    position: crate::PositionArgs,
     /// Network directory, or `heuristic` / `uniform`; default: the shipped network, else the heuristic.
     #[arg(long)]
     model: Option<PathBuf>,
@@ -40,7 +33,7 @@ pub struct AnalyzeArgs {
 
 /// Runs `pente analyze`; a bad position exits with code 2.
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    let game = crate::replay_moves(args.variant, args.size, &args.moves)?;
+    let game = args.position.game()?;
     let rules = *game.rules();
     let loaded = load_evaluator(args.model.as_deref(), &mut LazyBackend::new(&args.backend))?;
     let params = SearchParams {

@@ -19,7 +19,7 @@ mod validate;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use mimalloc::MiMalloc;
 use pente_core::{Game, Rules, Variant};
 
@@ -123,6 +123,27 @@ fn usage_error(message: &dyn std::fmt::Display) -> anyhow::Error {
 /// The rules of `variant` on a `size` board.
 fn rules(variant: Variant, size: u8) -> anyhow::Result<Rules> {
     Rules::new(variant, size).map_err(|e| usage_error(&e))
+}
+
+/// A position as the moves that reach it (`analyze`, `solve`).
+#[derive(Debug, Args)]
+struct PositionArgs {
+    /// Moves from the empty board, White first: "K10 L9 K7".
+    #[arg(long, allow_hyphen_values = true, default_value = "")]
+    moves: String,
+    /// Rule variant: pente, free-pente, keryo, gomoku, gomoku-exact.
+    #[arg(long, default_value = "pente")]
+    variant: Variant,
+    /// Board side, odd, 7 to 19.
+    #[arg(long, default_value_t = 19)]
+    size: u8,
+}
+
+impl PositionArgs {
+    /// The game of these moves; a bad move is a usage error.
+    fn game(&self) -> anyhow::Result<Game> {
+        replay_moves(self.variant, self.size, &self.moves)
+    }
 }
 
 /// Replays `moves` from the empty board.

@@ -5,26 +5,18 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
-use pente_core::Variant;
 use pente_search::solver::{Solver, SolverParams};
 
 /// Arguments of `pente solve`.
 #[derive(Debug, Args)]
 pub struct SolveArgs {
-    /// Moves from the empty board, White first: "K10 L9 K7".
-    #[arg(long, allow_hyphen_values = true, default_value = "")]
-    moves: String,
-    /// Rule variant: pente, free-pente, keryo, gomoku, gomoku-exact.
-    #[arg(long, default_value = "pente")]
-    variant: Variant,
-    /// Board side, odd, 7 to 19.
-    #[arg(long, default_value_t = 19)]
-    size: u8,
+    #[command(flatten)]
+    position: crate::PositionArgs,
     /// Longest win looked for, in moves of the side to move (win in N).
     #[arg(long, default_value_t = 12)]
     depth: u8,
     /// Quiet threats (open threes) allowed in a line; 0 looks for VCF only.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 2)]
     threes: u8,
     /// Moves the solver may play, for each candidate first move.
     #[arg(long, default_value_t = 1_000_000)]
@@ -36,7 +28,7 @@ pub struct SolveArgs {
 
 /// Runs `pente solve`; a bad position exits with code 2.
 pub fn run(args: &SolveArgs) -> anyhow::Result<ExitCode> {
-    let game = crate::replay_moves(args.variant, args.size, &args.moves)?;
+    let game = args.position.game()?;
     let position = game.position();
     let rules = position.rules();
     let params = SolverParams { max_depth: args.depth, max_threes: args.threes, max_nodes: args.nodes };

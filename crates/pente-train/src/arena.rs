@@ -333,7 +333,8 @@ pub fn play_match(
     let total = games.len() as u32;
     // With a time per move, the games take turns: a move's time is then its
     // own, not shared with the searches of other games.
-    let timed = players.iter().any(|p| matches!(&p.engine, Engine::Search { params, .. } if params.max_seconds.is_some()));
+    let timed =
+        players.iter().any(|p| matches!(&p.engine, Engine::Search { params, .. } if params.max_seconds.is_some()));
     let in_flight = if timed { 1 } else { games.len() };
     let mut waiting = std::collections::VecDeque::from(games);
     let mut games: Vec<ArenaGame> = Vec::new();
@@ -480,7 +481,12 @@ mod tests {
         assert_eq!(PlayerSpec::parse("uniform").unwrap().visits, 64);
         assert_eq!(
             PlayerSpec::parse("runs/m+x@100+nosolver").unwrap(),
-            PlayerSpec { kind: PlayerKind::Model(PathBuf::from("runs/m+x")), visits: 100, seconds: None, solver: false }
+            PlayerSpec {
+                kind: PlayerKind::Model(PathBuf::from("runs/m+x")),
+                visits: 100,
+                seconds: None,
+                solver: false
+            }
         );
         let timed = PlayerSpec::parse("heuristic@250ms").unwrap();
         assert_eq!((timed.visits, timed.seconds), (TIMED_VISITS, Some(0.25)));

@@ -528,8 +528,7 @@ fn rate_baselines(
             detail: format!("{baseline} against {}", model.display()),
         });
         let spec = baseline_spec(baseline, config.arena.visits).map_err(TrainError::Config)?;
-        let network =
-            PlayerSpec::model(model, config.arena.visits);
+        let network = PlayerSpec::model(model, config.arena.visits);
         let arena = config.arena_config(config.selfplay.seed ^ 0xBA5E ^ u64::from(iteration));
         let path = dir.join(format!("baseline-{}-{iteration:03}.json", baseline.replace(':', "-")));
         let result = cached_match(&path, &spec, &network, &arena, run.backend, report)?;

@@ -131,9 +131,7 @@ impl Solver {
         if board.position.is_over() {
             return None;
         }
-        let vcf = (1..=params.max_depth).map(|d| (d, 0));
-        let vct = (params.max_threes > 0).then(|| (2..=params.max_depth).map(|d| (d, params.max_threes)));
-        for (depth, threes) in vcf.chain(vct.into_iter().flatten()) {
+        for (depth, threes) in schedule(params, 1) {
             if self.attack(board, depth, threes) {
                 return Some((depth, threes));
             }
@@ -191,13 +189,7 @@ impl Solver {
             return None;
         }
         let forced = child.has_win(me);
-        let schedule = (2..=params.max_depth).map(|d| (d, 0)).chain(
-            (params.max_threes > 0)
-                .then(|| (2..=params.max_depth).map(|d| (d, params.max_threes)))
-                .into_iter()
-                .flatten(),
-        );
-        for (depth, threes) in schedule {
+        for (depth, threes) in schedule(params, 2) {
             let won = if forced {
                 self.defend(&child, depth - 1, threes)
             } else {
@@ -340,40 +332,27 @@ impl Solver {
     /// threat of an immediate win.
     fn defend(&mut self, board: &Board, depth: u8, threes: u8) -> bool {
         let me = board.to_move();
-        let them = me.opponent();
-        if board.has_win(me) {
-            return false;
-        }
-        let replies = board.wins(them).union(board.points(Kind::Capture, me));
-        for i in replies.iter() {
-            if !legal(board, i) {
-                continue;
-            }
-            let child = self.play(board, i);
-            if child.position.is_over() {
-                return false;
-            }
-            if child.has_win(them) {
-                continue;
-            }
-            if !self.attack(&child, depth, threes) {
-                return false;
-            }
-        }
-        true
+        let replies = board.wins(me.opponent()).union(board.points(Kind::Capture, me));
+        self.wins_against(board, replies.iter(), depth, threes)
     }
 
     /// Whether the attacker, after a quiet threat, wins against every legal
     /// reply. The likely refutations go first.
     fn defend_all(&mut self, board: &Board, depth: u8, threes: u8) -> bool {
+        let likely = likely_defences(board);
+        let rest = empty_points(board).minus(likely);
+        self.wins_against(board, likely.iter().chain(rest.iter()), depth, threes)
+    }
+
+    /// Whether the attacker wins after each of `replies` of the side to move
+    /// (a reply after which he wins at once needs no search).
+    fn wins_against(&mut self, board: &Board, replies: impl Iterator<Item = usize>, depth: u8, threes: u8) -> bool {
         let me = board.to_move();
         let them = me.opponent();
         if board.has_win(me) {
             return false;
         }
-        let likely = likely_defences(board);
-        let rest = empty_points(board).minus(likely);
-        for i in likely.iter().chain(rest.iter()) {
+        for i in replies {
             if !legal(board, i) {
                 continue;
             }
@@ -485,6 +464,14 @@ pub(crate) fn threat_stops(board: &Board) -> Option<Vec<Point>> {
     }
     let stops = board.wins(me).union(board.wins(them)).union(board.points(Kind::Capture, me));
     Some(stops.iter().filter(|&i| legal(board, i)).map(|i| board.point(i)).collect())
+}
+
+/// Iterative deepening from `first` attacker moves: VCF to the full depth
+/// first (cheap, and the shortest wins), then VCT.
+fn schedule(params: &SolverParams, first: u8) -> impl Iterator<Item = (u8, u8)> {
+    let vcf = (first..=params.max_depth).map(|d| (d, 0));
+    let vct = (params.max_threes > 0).then(|| (first.max(2)..=params.max_depth).map(|d| (d, params.max_threes)));
+    vcf.chain(vct.into_iter().flatten())
 }
 
 /// Whether dense index `i` is a legal move (empty, and allowed by the opening rule).
