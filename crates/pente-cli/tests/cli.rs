@@ -214,7 +214,8 @@ fn selfplay_killed_with_sigkill_resumes_to_complete_valid_files() {
     std::fs::write(
         &config,
         "games = 120\nseed = 3\nthreads = 2\ngames_in_flight = 4\nmodel = \"heuristic\"\n\
-         [[rules]]\nvariant = \"pente\"\nsize = 9\n[search]\nvisits = 8\nnoise = true\n",
+         [[rules]]\nvariant = \"pente\"\nsize = 9\n[search]\nvisits = 8\nnoise = true\n\
+         [search.tactics]\nverify_moves = 0\nroot = { max_nodes = 2000 }\n",
     )
     .unwrap();
     let out = dir.join("run");

@@ -47,4 +47,7 @@ pub fn search_many<S: BorrowMut<Search>>(searches: &mut [S], evaluator: &dyn Eva
             break;
         }
     }
+    for search in searches.iter_mut() {
+        search.borrow_mut().verify_best_moves();
+    }
 }

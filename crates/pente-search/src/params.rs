@@ -87,6 +87,12 @@ pub struct TacticsParams {
     pub root: SolverParams,
     /// The solver's budget at each new leaf (a short VCF).
     pub leaf: SolverParams,
+    /// After the search, the best moves (up to this many) are checked for a
+    /// forced win of the opponent; one that loses is proven so and the next
+    /// is checked. 0 checks none.
+    pub verify_moves: u32,
+    /// The solver's budget for each check.
+    pub verify: SolverParams,
 }
 
 impl Default for TacticsParams {
@@ -95,6 +101,8 @@ impl Default for TacticsParams {
             enabled: true,
             root: SolverParams { max_depth: 12, max_threes: 2, max_nodes: 50_000 },
             leaf: SolverParams { max_depth: 5, max_threes: 0, max_nodes: 200 },
+            verify_moves: 3,
+            verify: SolverParams { max_depth: 12, max_threes: 2, max_nodes: 100_000 },
         }
     }
 }

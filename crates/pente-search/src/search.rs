@@ -189,6 +189,8 @@ pub struct Search {
     solver_stats: SolverStats,
     /// When this move's search began (for `max_seconds`).
     started: Option<Instant>,
+    /// Whether this move's best moves were checked against forced wins.
+    verified: bool,
 }
 
 const ROOT: u32 = 0;
@@ -211,6 +213,7 @@ impl Search {
             root_line: None,
             solver_stats: SolverStats::default(),
             started: None,
+            verified: false,
         };
         search.reset_tree();
         search
@@ -224,6 +227,7 @@ impl Search {
         self.root_read = false;
         self.root_line = None;
         self.started = None;
+        self.verified = false;
     }
 
     /// The position searched.
@@ -242,6 +246,7 @@ impl Search {
     pub fn set_params(&mut self, params: SearchParams) {
         self.params = params;
         self.started = None;
+        self.verified = false;
         self.root_priors = None;
         self.gumbel = None;
         if self.nodes[ROOT as usize].state == NodeState::Expanded {
@@ -319,6 +324,42 @@ impl Search {
             // The root's proof is for the player who moved into it.
             self.nodes[ROOT as usize].proof = Proof::Loss;
             self.root_line = Some(line);
+        }
+    }
+
+    /// Checks the best root moves for a forced win of the opponent, once per
+    /// move: a move that loses is proven so (and avoided), and the next best
+    /// is checked, up to `verify_moves`. Deep threes that the leaves' short
+    /// VCF and a few hundred visits do not see are caught here.
+    pub fn verify_best_moves(&mut self) {
+        let tactics = &self.params.tactics;
+        if self.verified || !tactics.enabled || tactics.verify_moves == 0 {
+            return;
+        }
+        self.verified = true;
+        let params = tactics.verify;
+        for _ in 0..tactics.verify_moves {
+            if self.nodes[ROOT as usize].proof != Proof::Unknown {
+                return;
+            }
+            let Some(i) = self.best_edge() else { return };
+            let edge = &self.nodes[ROOT as usize].edges[i];
+            let Some(child) = edge.child else { return };
+            if self.nodes[child as usize].proof != Proof::Unknown {
+                return;
+            }
+            let mut after = self.root_position.clone();
+            after.play_unchecked(edge.point);
+            let start = Instant::now();
+            let solution = self.solver.solve(&after, &params);
+            self.solver_stats.nodes += solution.nodes;
+            self.solver_stats.time += start.elapsed();
+            if solution.line.is_none() {
+                return;
+            }
+            // The move loses: the proof is for us, who move into the child.
+            self.nodes[child as usize].proof = Proof::Loss;
+            self.update_proof(ROOT);
         }
     }
 
@@ -879,6 +920,7 @@ impl Search {
         self.root_read = false;
         self.root_line = None;
         self.started = None;
+        self.verified = false;
         if self.nodes[ROOT as usize].state == NodeState::Expanded {
             self.prepare_root();
         }
