@@ -73,8 +73,9 @@ fn same_seed_same_games_and_consistent_files() {
         assert_eq!(samples[i].game_id, i as u64);
         assert_eq!(samples[i].moves, game.moves.iter().map(|m| m.point).collect::<Vec<_>>());
         assert_eq!(samples[i].result, game.result);
-        // Every searched move is a sample; the random first move is not.
-        assert_eq!(samples[i].samples.len(), game.moves.iter().filter(|m| m.visits > 0).count());
+        // Every searched move is a sample (a move the solver proved has a
+        // one-hot policy and no visits); the random first move is not.
+        assert_eq!(samples[i].samples.len(), game.moves.iter().filter(|m| !m.policy.is_empty()).count());
         assert_eq!(game.moves[0].visits, 0);
         assert!(pente_records::check(&game.to_record(i + 1)).is_valid(), "game {i} replays");
         if game.reason == GameEnd::Resign {
