@@ -343,13 +343,22 @@ impl Search {
                 return;
             }
             let Some(i) = self.best_edge() else { return };
-            let edge = &self.nodes[ROOT as usize].edges[i];
-            let Some(child) = edge.child else { return };
+            let point = self.nodes[ROOT as usize].edges[i].point;
+            let mut after = self.root_position.clone();
+            after.play_unchecked(point);
+            // An unvisited move gets its node, to carry the proof.
+            let child = match self.nodes[ROOT as usize].edges[i].child {
+                Some(child) => child,
+                None => {
+                    let child = self.nodes.len() as u32;
+                    self.nodes.push(Node::new(terminal_proof(&after)));
+                    self.nodes[ROOT as usize].edges[i].child = Some(child);
+                    child
+                }
+            };
             if self.nodes[child as usize].proof != Proof::Unknown {
                 return;
             }
-            let mut after = self.root_position.clone();
-            after.play_unchecked(edge.point);
             let start = Instant::now();
             let solution = self.solver.solve(&after, &params);
             self.solver_stats.nodes += solution.nodes;

@@ -295,3 +295,17 @@ fn games_played_with_tree_reuse_always_get_a_move() {
         }
     }
 }
+
+#[test]
+fn checking_the_best_moves_finds_the_defence_against_a_three() {
+    // White's open three K10 K11 K12, Black to move: only K9 and K13 stop
+    // the open four (K8 or K14 leave K9-K12 or K10-K13 open at both ends).
+    let position = free_position("K10 A1 K11 A3 K12");
+    let mut checked = params(30);
+    checked.tactics.verify_moves = 400;
+    let result = Search::new(position, checked, 1).run(&UniformEvaluator::default());
+    let best = result.best_move.unwrap();
+    assert!(best == p("K9") || best == p("K13"), "played {best}");
+    let lost = result.candidates.iter().filter(|c| c.proof == Proof::Loss).count();
+    assert!(lost > 100, "the checks prove the moves before it lost ({lost})");
+}
