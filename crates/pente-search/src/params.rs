@@ -101,7 +101,7 @@ impl Default for TacticsParams {
     fn default() -> TacticsParams {
         TacticsParams {
             enabled: true,
-            root: SolverParams { max_depth: 12, max_threes: 2, max_nodes: 50_000 },
+            root: SolverParams { max_depth: 12, max_threes: 1, max_nodes: 50_000 },
             leaf: SolverParams { max_depth: 5, max_threes: 0, max_nodes: 200 },
             verify_moves: 0,
             verify: SolverParams { max_depth: 12, max_threes: 2, max_nodes: 100_000 },
