@@ -347,15 +347,7 @@ impl Search {
             let mut after = self.root_position.clone();
             after.play_unchecked(point);
             // An unvisited move gets its node, to carry the proof.
-            let child = match self.nodes[ROOT as usize].edges[i].child {
-                Some(child) => child,
-                None => {
-                    let child = self.nodes.len() as u32;
-                    self.nodes.push(Node::new(terminal_proof(&after)));
-                    self.nodes[ROOT as usize].edges[i].child = Some(child);
-                    child
-                }
-            };
+            let child = self.child_node(ROOT, i, &after);
             if self.nodes[child as usize].proof != Proof::Unknown {
                 return;
             }
@@ -478,20 +470,24 @@ impl Search {
                     let Some(edge) = self.select(node) else { return false };
                     let point = self.nodes[node as usize].edges[edge].point;
                     position.play_unchecked(point);
-                    let child = match self.nodes[node as usize].edges[edge].child {
-                        Some(child) => child,
-                        None => {
-                            let child = self.nodes.len() as u32;
-                            self.nodes.push(Node::new(terminal_proof(&position)));
-                            self.nodes[node as usize].edges[edge].child = Some(child);
-                            child
-                        }
-                    };
+                    let child = self.child_node(node, edge, &position);
                     path.push(child);
                     node = child;
                 }
             }
         }
+    }
+
+    /// The node that edge `edge` of `node` leads to, created on first use;
+    /// `after` is the position there.
+    fn child_node(&mut self, node: u32, edge: usize, after: &Position) -> u32 {
+        if let Some(child) = self.nodes[node as usize].edges[edge].child {
+            return child;
+        }
+        let child = self.nodes.len() as u32;
+        self.nodes.push(Node::new(terminal_proof(after)));
+        self.nodes[node as usize].edges[edge].child = Some(child);
+        child
     }
 
     /// The edge to follow from an expanded node.
