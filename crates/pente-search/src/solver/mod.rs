@@ -331,9 +331,7 @@ impl Solver {
     /// Whether the attacker (who just moved) wins against every reply to his
     /// threat of an immediate win.
     fn defend(&mut self, board: &Board, depth: u8, threes: u8) -> bool {
-        let me = board.to_move();
-        let replies = board.wins(me.opponent()).union(board.points(Kind::Capture, me));
-        self.wins_against(board, replies.iter(), depth, threes)
+        self.wins_against(board, forced_defences(board).iter(), depth, threes)
     }
 
     /// Whether the attacker, after a quiet threat, wins against every legal
@@ -386,8 +384,7 @@ impl Solver {
         let them = me.opponent();
         let forced = child.has_win(them);
         let threes = if forced { threes } else { threes.saturating_sub(1) };
-        let replies =
-            if forced { child.wins(them).union(child.points(Kind::Capture, me)) } else { likely_defences(&child) };
+        let replies = if forced { forced_defences(&child) } else { likely_defences(&child) };
         // The reply that needs the deepest win; any legal move when no
         // candidate is (a reply that loses at once needs 1).
         let mut best: Option<(u8, Board, Point)> = None;
@@ -478,6 +475,12 @@ fn schedule(params: &SolverParams, first: u8) -> impl Iterator<Item = (u8, u8)> 
 #[inline]
 fn legal(board: &Board, i: usize) -> bool {
     board.position.is_legal(board.point(i))
+}
+
+/// The replies that may stop an immediate win of the opponent: his winning
+/// points and every capture (a superset of the moves that do).
+fn forced_defences(board: &Board) -> Bits {
+    board.wins(board.to_move().opponent()).union(board.points(Kind::Capture, board.to_move()))
 }
 
 /// Replies to a quiet threat most likely to refute it: the defender's own
