@@ -6,6 +6,7 @@ use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::prelude::*;
 use burn::tensor::activation::relu;
+use pente_kernels::Then;
 
 use crate::features::PLANES;
 
@@ -93,8 +94,45 @@ impl ConvBn {
         }
     }
 
-    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
-        self.norm.forward(self.conv.forward(x))
+    fn forward(&self, x: Tensor<4>, then: Then) -> Tensor<4> {
+        if trains_on_kernels(&self.norm, &x) {
+            normalize(&self.norm, pente_kernels::conv_same(x, self.conv.weight.val()), then)
+        } else {
+            apply(self.norm.forward(self.conv.forward(x)), then)
+        }
+    }
+}
+
+/// Whether this batch norm trains, on a device and dtype where
+/// `pente_kernels` replaces burn's convolution and batch norm.
+fn trains_on_kernels(norm: &BatchNorm, x: &Tensor<4>) -> bool {
+    let device = x.device();
+    device.is_autodiff() && norm.training.is_enabled() && pente_kernels::supports(&device, x.dtype())
+}
+
+/// Batch norm in training mode on `pente_kernels`, with the running
+/// statistics updated as burn's `BatchNorm::forward` updates them.
+fn normalize(norm: &BatchNorm, x: Tensor<4>, then: Then) -> Tensor<4> {
+    let result = pente_kernels::batch_norm(x, norm.gamma.val(), norm.beta.val(), norm.epsilon, then);
+    let device = result.output.device();
+    let update = |running: Tensor<1>, batch: Tensor<1>| {
+        running
+            .to_device(&device)
+            .mul_scalar(1.0 - norm.momentum)
+            .add(batch.detach().mul_scalar(norm.momentum))
+            .detach()
+    };
+    norm.running_mean.update(update(norm.running_mean.value_sync(), result.mean));
+    norm.running_var.update(update(norm.running_var.value_sync(), result.variance));
+    result.output
+}
+
+/// What follows a batch norm, with burn's operations.
+fn apply(x: Tensor<4>, then: Then) -> Tensor<4> {
+    match then {
+        Then::Nothing => x,
+        Then::Relu => relu(x),
+        Then::AddRelu(residual) => relu(x + residual),
     }
 }
 
@@ -114,8 +152,8 @@ impl ResidualBlock {
     }
 
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
-        let y = relu(self.first.forward(x.clone()));
-        relu(x + self.second.forward(y))
+        let y = self.first.forward(x.clone(), Then::Relu);
+        self.second.forward(y, Then::AddRelu(x))
     }
 }
 
@@ -163,12 +201,20 @@ impl PoolBlock {
 
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
         let [b, _, _, _] = x.dims();
-        let y = self.first.forward(x.clone());
-        let regular = y.clone().narrow(1, 0, self.regular);
-        let pooled = relu(self.pooled_norm.forward(y.narrow(1, self.regular, self.pooled)));
+        let kernels = trains_on_kernels(&self.regular_norm, &x);
+        let y = if kernels {
+            pente_kernels::conv_same(x.clone(), self.first.weight.val())
+        } else {
+            self.first.forward(x.clone())
+        };
+        let (regular, pooled) = (y.clone().narrow(1, 0, self.regular), y.narrow(1, self.regular, self.pooled));
+        let (regular, pooled) = if kernels {
+            (normalize(&self.regular_norm, regular, Then::Nothing), normalize(&self.pooled_norm, pooled, Then::Relu))
+        } else {
+            (self.regular_norm.forward(regular), relu(self.pooled_norm.forward(pooled)))
+        };
         let bias = self.pooled_to_bias.forward(global_pool(pooled)).reshape([b, self.regular, 1, 1]);
-        let regular = relu(self.regular_norm.forward(regular) + bias);
-        relu(x + self.second.forward(regular))
+        self.second.forward(relu(regular + bias), Then::AddRelu(x))
     }
 }
 
@@ -192,7 +238,7 @@ impl PenteNet {
     /// the side to move).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
         let [b, _, h, w] = x.dims();
-        let mut t = relu(self.stem.forward(x));
+        let mut t = self.stem.forward(x, Then::Relu);
         for (i, block) in self.blocks.iter().enumerate() {
             if i == self.pool_after {
                 t = self.pool_block.forward(t);
@@ -202,9 +248,54 @@ impl PenteNet {
         if self.pool_after >= self.blocks.len() {
             t = self.pool_block.forward(t);
         }
-        let policy = self.policy_out.forward(relu(self.policy_hidden.forward(t.clone()))).reshape([b, h * w]);
-        let value = relu(self.value_hidden.forward(t));
+        let policy = self.policy_out.forward(self.policy_hidden.forward(t.clone(), Then::Relu)).reshape([b, h * w]);
+        let value = self.value_hidden.forward(t, Then::Relu);
         let value = relu(self.value_fc.forward(global_pool(value)));
         (policy, self.value_out.forward(value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use burn::tensor::Distribution;
+
+    use super::*;
+
+    /// Forward and backward through the whole network in training mode, on
+    /// `pente_kernels` and on burn's own operations: the same outputs, input
+    /// gradient and running statistics.
+    #[test]
+    fn training_on_kernels_matches_burn() {
+        let device = Device::flex().autodiff();
+        let run = |kernels: bool| {
+            pente_kernels::set_enabled(kernels);
+            device.seed(3);
+            let model = NetConfig::scaled(2, 8).init(&device);
+            let x = Tensor::<4>::random([3, PLANES, 7, 9], Distribution::Normal(0.0, 1.0), &device).require_grad();
+            let policy_probe = Tensor::<2>::random([3, 63], Distribution::Normal(0.0, 1.0), &device);
+            let value_probe = Tensor::<2>::random([3, 3], Distribution::Normal(0.0, 1.0), &device);
+            let (policy, value) = model.forward(x.clone());
+            let loss = (policy.clone() * policy_probe).sum() + (value.clone() * value_probe).sum();
+            let grads = loss.backward();
+            let data = |t: Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap();
+            let x_grad = x.grad(&grads).unwrap().into_data().try_to_vec::<f32>().unwrap();
+            let running = model.pool_block.pooled_norm.running_var.value().into_data().try_to_vec::<f32>().unwrap();
+            (data(policy), data(value), x_grad, running)
+        };
+        let ours = run(true);
+        let theirs = run(false);
+        pente_kernels::set_enabled(true);
+        for (what, a, b) in [
+            ("policy", &ours.0, &theirs.0),
+            ("value", &ours.1, &theirs.1),
+            ("input gradient", &ours.2, &theirs.2),
+            ("running variance", &ours.3, &theirs.3),
+        ] {
+            assert_eq!(a.len(), b.len(), "{what}");
+            let scale = b.iter().fold(1e-3f32, |m, v| m.max(v.abs()));
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                assert!((x - y).abs() <= 1e-4 * scale, "{what}[{i}]: {x} vs {y}");
+            }
+        }
     }
 }

@@ -1,0 +1,375 @@
+//! The backend extension: the kernels as operations of burn's flex backend,
+//! with hand-written backward passes for its autodiff decorator.
+
+use std::borrow::Cow;
+
+use burn::backend::autodiff::checkpoint::base::Checkpointer;
+use burn::backend::autodiff::checkpoint::strategy::CheckpointStrategy;
+use burn::backend::autodiff::grads::Gradients;
+use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
+use burn::backend::flex::FlexTensor;
+use burn::backend::tensor::FloatTensor;
+use burn::backend::{Autodiff, AutodiffBackend, Backend, ExtensionType, Flex, backend_extension};
+use burn::tensor::{Shape, TensorData};
+
+use ndarray::linalg::general_mat_mul;
+use ndarray::{ArrayView2, ArrayViewMut2};
+use rayon::prelude::*;
+
+use crate::cpu::{self, NormStats, Planes};
+
+/// Batch norm's output with the batch statistics it used.
+#[derive(ExtensionType)]
+pub struct NormOutput<B: Backend> {
+    /// The normalized (and possibly rectified) activations.
+    pub output: FloatTensor<B>,
+    /// The batch mean of each channel, `[c]`.
+    pub mean: FloatTensor<B>,
+    /// The biased batch variance of each channel, `[c]`.
+    pub variance: FloatTensor<B>,
+}
+
+/// Convolution and batch norm as single operations with their own backward
+/// passes, for the CPU: burn's generic backward of a convolution builds an
+/// im2col buffer of the whole batch per kernel point, and its batch norm
+/// makes a dozen passes over the activations.
+#[backend_extension(Flex, Autodiff)]
+pub trait TrainingKernels: Backend {
+    /// A "same" convolution: stride 1, an odd square kernel, zero padding of
+    /// half the kernel, no bias. `x` is `[n, c, h, w]`, `weight` `[o, c, k, k]`.
+    fn conv_same(x: FloatTensor<Self>, weight: FloatTensor<Self>) -> FloatTensor<Self>;
+
+    /// Batch norm with the batch's statistics, then a ReLU if `relu`.
+    fn batch_norm(
+        x: FloatTensor<Self>,
+        gamma: FloatTensor<Self>,
+        beta: FloatTensor<Self>,
+        epsilon: f64,
+        relu: bool,
+    ) -> NormOutput<Self>;
+
+    /// `relu(batch_norm(x) + residual)`: the end of a residual block.
+    fn batch_norm_add_relu(
+        x: FloatTensor<Self>,
+        gamma: FloatTensor<Self>,
+        beta: FloatTensor<Self>,
+        residual: FloatTensor<Self>,
+        epsilon: f64,
+    ) -> NormOutput<Self>;
+}
+
+/// The values of an `f32` tensor in row-major order, borrowed when they
+/// already are.
+///
+/// # Panics
+/// If the tensor is not `f32`; [`crate::supports`] keeps other types away.
+fn values(t: &FlexTensor) -> Cow<'_, [f32]> {
+    match t.as_slice::<f32>() {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(t.to_contiguous().as_slice::<f32>().expect("an f32 tensor").to_vec()),
+    }
+}
+
+fn tensor(values: Vec<f32>, shape: impl Into<Shape>) -> FlexTensor {
+    FlexTensor::from_data(TensorData::new(values, shape.into()))
+}
+
+fn planes(t: &FlexTensor) -> Planes {
+    let dims = t.layout().shape();
+    assert_eq!(dims.num_dims(), 4, "a [n, c, h, w] tensor");
+    Planes { n: dims[0], c: dims[1], h: dims[2], w: dims[3] }
+}
+
+/// `[o, c, k, k]` to `(o, k)`.
+fn kernel(weight: &FlexTensor) -> (usize, usize) {
+    let dims = weight.layout().shape();
+    assert!(dims.num_dims() == 4 && dims[2] == dims[3] && dims[2] % 2 == 1, "an odd square kernel");
+    (dims[0], dims[2])
+}
+
+/// `c = a b + beta c` on row-major slices.
+fn gemm(a: ArrayView2<f32>, b: ArrayView2<f32>, beta: f32, c: &mut [f32]) {
+    let mut c = ArrayViewMut2::from_shape((a.nrows(), b.ncols()), c).expect("the product's shape");
+    general_mat_mul(1.0, &a, &b, beta, &mut c);
+}
+
+fn matrix(values: &[f32], rows: usize, columns: usize) -> ArrayView2<'_, f32> {
+    ArrayView2::from_shape((rows, columns), values).expect("a matrix's shape")
+}
+
+/// Each sample is unfolded into a buffer of its own thread and convolved by
+/// one GEMM straight into the output: no buffer the size of the batch.
+fn conv_forward(x: &FlexTensor, weight: &FlexTensor) -> FlexTensor {
+    let shape = planes(x);
+    let (outputs, k) = kernel(weight);
+    assert_eq!(weight.layout().shape()[1], shape.c, "the kernel's input channels");
+    let (rows, plane) = (shape.c * k * k, shape.plane());
+    let (xs, weight) = (values(x), values(weight));
+    let weight = matrix(&weight, outputs, rows);
+    let mut out = vec![0.0; shape.n * outputs * plane];
+    out.par_chunks_mut(outputs * plane).zip(xs.par_chunks(shape.sample())).for_each_init(
+        || vec![0.0; rows * plane],
+        |cols, (out, x)| {
+            cpu::im2col(x, shape, k, cols);
+            gemm(weight, matrix(cols, rows, plane), 0.0, out);
+        },
+    );
+    tensor(out, [shape.n, outputs, shape.h, shape.w])
+}
+
+/// The gradients of [`conv_forward`] of the input and of the weight, sample
+/// by sample as the forward pass went; each thread sums its own weight
+/// gradient.
+fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: &FlexTensor) -> (FlexTensor, FlexTensor) {
+    let shape = planes(x);
+    let (outputs, k) = kernel(weight);
+    let (rows, plane) = (shape.c * k * k, shape.plane());
+    let (xs, weight, grad) = (values(x), values(weight), values(grad));
+    let weight_t = matrix(&weight, outputs, rows).reversed_axes();
+    let mut x_grad = vec![0.0; shape.len()];
+    struct Scratch {
+        cols: Vec<f32>,
+        cols_grad: Vec<f32>,
+        weight_grad: Vec<f32>,
+    }
+    let scratch = || Scratch {
+        cols: vec![0.0; rows * plane],
+        cols_grad: vec![0.0; rows * plane],
+        weight_grad: vec![0.0; outputs * rows],
+    };
+    let weight_grad = x_grad
+        .par_chunks_mut(shape.sample())
+        .zip(xs.par_chunks(shape.sample()).zip(grad.par_chunks(outputs * plane)))
+        .fold(scratch, |mut s, (x_grad, (x, grad))| {
+            let grad = matrix(grad, outputs, plane);
+            cpu::im2col(x, shape, k, &mut s.cols);
+            gemm(grad, matrix(&s.cols, rows, plane).reversed_axes(), 1.0, &mut s.weight_grad);
+            gemm(weight_t, grad, 0.0, &mut s.cols_grad);
+            cpu::col2im(&s.cols_grad, shape, k, x_grad);
+            s
+        })
+        .map(|s| s.weight_grad)
+        .reduce(
+            || vec![0.0; outputs * rows],
+            |mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(a, b)| *a += b);
+                a
+            },
+        );
+    (tensor(x_grad, [shape.n, shape.c, shape.h, shape.w]), tensor(weight_grad, [outputs, shape.c, k, k]))
+}
+
+/// What a batch norm's backward pass needs from its forward pass.
+#[derive(Debug, Clone)]
+struct NormState {
+    x: FlexTensor,
+    gamma: FlexTensor,
+    mean: Vec<f32>,
+    variance: Vec<f32>,
+    /// The output, when a ReLU follows (its mask).
+    rectified: Option<FlexTensor>,
+    epsilon: f64,
+}
+
+struct NormForward {
+    output: FlexTensor,
+    stats: NormStats,
+}
+
+fn norm_forward(
+    x: &FlexTensor,
+    gamma: &FlexTensor,
+    beta: &FlexTensor,
+    residual: Option<&FlexTensor>,
+    epsilon: f64,
+    relu: bool,
+) -> NormForward {
+    let shape = planes(x);
+    let xs = values(x);
+    let stats = cpu::norm_stats(&xs, shape);
+    let inverse_std = stats.inverse_std(epsilon);
+    let (gamma, beta) = (values(gamma), values(beta));
+    let scale: Vec<f32> = gamma.iter().zip(&inverse_std).map(|(g, s)| g * s).collect();
+    let shift: Vec<f32> = (0..shape.c).map(|c| beta[c] - stats.mean[c] * scale[c]).collect();
+    let residual = residual.map(values);
+    let mut out = vec![0.0; shape.len()];
+    cpu::norm_apply(&xs, shape, &scale, &shift, residual.as_deref(), relu, &mut out);
+    NormForward { output: tensor(out, [shape.n, shape.c, shape.h, shape.w]), stats }
+}
+
+impl NormState {
+    /// Gradients of the input, gamma and beta; the first is also the
+    /// residual's gradient when the ReLU came after the sum.
+    fn backward(self, grad: &FlexTensor) -> (FlexTensor, FlexTensor, FlexTensor, Option<FlexTensor>) {
+        let shape = planes(&self.x);
+        let mut grad = values(grad).into_owned();
+        if let Some(output) = &self.rectified {
+            cpu::relu_mask(&mut grad, &values(output));
+        }
+        let stats = NormStats { mean: self.mean, variance: self.variance };
+        let inverse_std = stats.inverse_std(self.epsilon);
+        let grads = cpu::norm_backward(&values(&self.x), shape, &values(&self.gamma), &stats, &inverse_std, &grad);
+        let dims = [shape.n, shape.c, shape.h, shape.w];
+        let through = tensor(grad, dims);
+        (tensor(grads.x, dims), tensor(grads.gamma, [shape.c]), tensor(grads.beta, [shape.c]), Some(through))
+    }
+}
+
+impl TrainingKernels for Flex {
+    fn conv_same(x: FlexTensor, weight: FlexTensor) -> FlexTensor {
+        conv_forward(&x, &weight)
+    }
+
+    fn batch_norm(x: FlexTensor, gamma: FlexTensor, beta: FlexTensor, epsilon: f64, relu: bool) -> NormOutput<Self> {
+        let forward = norm_forward(&x, &gamma, &beta, None, epsilon, relu);
+        stats_output(forward.output, forward.stats)
+    }
+
+    fn batch_norm_add_relu(
+        x: FlexTensor,
+        gamma: FlexTensor,
+        beta: FlexTensor,
+        residual: FlexTensor,
+        epsilon: f64,
+    ) -> NormOutput<Self> {
+        let forward = norm_forward(&x, &gamma, &beta, Some(&residual), epsilon, true);
+        stats_output(forward.output, forward.stats)
+    }
+}
+
+fn stats_output(output: FlexTensor, stats: NormStats) -> NormOutput<Flex> {
+    let c = stats.mean.len();
+    NormOutput { output, mean: tensor(stats.mean, [c]), variance: tensor(stats.variance, [c]) }
+}
+
+#[derive(Debug)]
+struct ConvBackward;
+
+impl Backward<Flex, 2> for ConvBackward {
+    type State = (FlexTensor, FlexTensor);
+
+    fn backward(self, ops: Ops<Self::State, 2>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
+        let [node_x, node_weight] = ops.parents;
+        let grad = grads.consume::<Flex>(&ops.node);
+        let (x, weight) = ops.state;
+        let (x_grad, weight_grad) = conv_backward(&x, &weight, &grad);
+        if let Some(node) = node_x {
+            grads.register::<Flex>(node.id, x_grad);
+        }
+        if let Some(node) = node_weight {
+            grads.register::<Flex>(node.id, weight_grad);
+        }
+    }
+}
+
+#[derive(Debug)]
+struct NormBackward;
+
+impl Backward<Flex, 3> for NormBackward {
+    type State = NormState;
+
+    fn backward(self, ops: Ops<Self::State, 3>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
+        let [node_x, node_gamma, node_beta] = ops.parents;
+        let grad = grads.consume::<Flex>(&ops.node);
+        let (x_grad, gamma_grad, beta_grad, _) = ops.state.backward(&grad);
+        for (node, value) in [node_x, node_gamma, node_beta].into_iter().zip([x_grad, gamma_grad, beta_grad]) {
+            if let Some(node) = node {
+                grads.register::<Flex>(node.id, value);
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+struct NormAddReluBackward;
+
+impl Backward<Flex, 4> for NormAddReluBackward {
+    type State = NormState;
+
+    fn backward(self, ops: Ops<Self::State, 4>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
+        let [node_x, node_gamma, node_beta, node_residual] = ops.parents;
+        let grad = grads.consume::<Flex>(&ops.node);
+        let (x_grad, gamma_grad, beta_grad, through) = ops.state.backward(&grad);
+        let through = through.expect("the gradient through the sum");
+        let parents = [node_x, node_gamma, node_beta, node_residual];
+        for (node, value) in parents.into_iter().zip([x_grad, gamma_grad, beta_grad, through]) {
+            if let Some(node) = node {
+                grads.register::<Flex>(node.id, value);
+            }
+        }
+    }
+}
+
+type Ad<C> = Autodiff<Flex, C>;
+
+fn untracked_stats<C: CheckpointStrategy>(stats: &NormStats) -> (FloatTensor<Ad<C>>, FloatTensor<Ad<C>>) {
+    let c = stats.mean.len();
+    (Ad::<C>::from_inner(tensor(stats.mean.clone(), [c])), Ad::<C>::from_inner(tensor(stats.variance.clone(), [c])))
+}
+
+impl<C: CheckpointStrategy> TrainingKernels for Autodiff<Flex, C> {
+    fn conv_same(x: FloatTensor<Self>, weight: FloatTensor<Self>) -> FloatTensor<Self> {
+        match ConvBackward.prepare::<C>([x.node(), weight.node()]).compute_bound().stateful() {
+            OpsKind::Tracked(prep) => {
+                let (x, weight) = (x.primitive().clone(), weight.primitive().clone());
+                let output = conv_forward(&x, &weight);
+                prep.finish((x, weight), output)
+            }
+            OpsKind::UnTracked(prep) => prep.finish(conv_forward(x.primitive(), weight.primitive())),
+        }
+    }
+
+    fn batch_norm(
+        x: FloatTensor<Self>,
+        gamma: FloatTensor<Self>,
+        beta: FloatTensor<Self>,
+        epsilon: f64,
+        relu: bool,
+    ) -> NormOutput<Self> {
+        let forward = norm_forward(x.primitive(), gamma.primitive(), beta.primitive(), None, epsilon, relu);
+        let (mean, variance) = untracked_stats::<C>(&forward.stats);
+        let output = match NormBackward.prepare::<C>([x.node(), gamma.node(), beta.node()]).compute_bound().stateful() {
+            OpsKind::Tracked(prep) => {
+                let state = NormState {
+                    x: x.primitive().clone(),
+                    gamma: gamma.primitive().clone(),
+                    mean: forward.stats.mean,
+                    variance: forward.stats.variance,
+                    rectified: relu.then(|| forward.output.clone()),
+                    epsilon,
+                };
+                prep.finish(state, forward.output)
+            }
+            OpsKind::UnTracked(prep) => prep.finish(forward.output),
+        };
+        NormOutput { output, mean, variance }
+    }
+
+    fn batch_norm_add_relu(
+        x: FloatTensor<Self>,
+        gamma: FloatTensor<Self>,
+        beta: FloatTensor<Self>,
+        residual: FloatTensor<Self>,
+        epsilon: f64,
+    ) -> NormOutput<Self> {
+        let forward =
+            norm_forward(x.primitive(), gamma.primitive(), beta.primitive(), Some(residual.primitive()), epsilon, true);
+        let (mean, variance) = untracked_stats::<C>(&forward.stats);
+        let parents = [x.node(), gamma.node(), beta.node(), residual.node()];
+        let output = match NormAddReluBackward.prepare::<C>(parents).compute_bound().stateful() {
+            OpsKind::Tracked(prep) => {
+                let state = NormState {
+                    x: x.primitive().clone(),
+                    gamma: gamma.primitive().clone(),
+                    mean: forward.stats.mean,
+                    variance: forward.stats.variance,
+                    rectified: Some(forward.output.clone()),
+                    epsilon,
+                };
+                prep.finish(state, forward.output)
+            }
+            OpsKind::UnTracked(prep) => prep.finish(forward.output),
+        };
+        NormOutput { output, mean, variance }
+    }
+}
