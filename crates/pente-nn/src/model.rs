@@ -96,10 +96,20 @@ impl ConvBn {
 
     fn forward(&self, x: Tensor<4>, then: Then) -> Tensor<4> {
         if trains_on_kernels(&self.norm, &x) {
-            normalize(&self.norm, pente_kernels::conv_same(x, self.conv.weight.val()), then)
+            normalize(&self.norm, conv(&self.conv, x), then)
         } else {
-            apply(self.norm.forward(self.conv.forward(x)), then)
+            apply(self.norm.forward(conv(&self.conv, x)), then)
         }
+    }
+}
+
+/// A bias-free "same" convolution, on `pente_kernels` where they run.
+fn conv(conv: &Conv2d, x: Tensor<4>) -> Tensor<4> {
+    debug_assert!(conv.bias.is_none(), "the tower's convolutions have no bias");
+    if pente_kernels::supports(&x.device(), x.dtype()) {
+        pente_kernels::conv_same(x, conv.weight.val())
+    } else {
+        conv.forward(x)
     }
 }
 
@@ -202,11 +212,7 @@ impl PoolBlock {
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
         let [b, _, _, _] = x.dims();
         let kernels = trains_on_kernels(&self.regular_norm, &x);
-        let y = if kernels {
-            pente_kernels::conv_same(x.clone(), self.first.weight.val())
-        } else {
-            self.first.forward(x.clone())
-        };
+        let y = conv(&self.first, x.clone());
         let (regular, pooled) = (y.clone().narrow(1, 0, self.regular), y.narrow(1, self.regular, self.pooled));
         let (regular, pooled) = if kernels {
             (normalize(&self.regular_norm, regular, Then::Nothing), normalize(&self.pooled_norm, pooled, Then::Relu))
