@@ -1,6 +1,7 @@
 //! `pente bench`: speed figures of the toolkit's components.
 
 use std::cell::Cell;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -42,6 +43,14 @@ pub enum BenchCommand {
         /// A samples.bin file.
         file: PathBuf,
     },
+}
+
+/// `println!` that hands a write error to the caller: a bench piped into
+/// `head` ends quietly, as every other command does.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout(), $($arg)*)?
+    };
 }
 
 /// The network a benchmark measures.
@@ -241,8 +250,8 @@ struct Tally {
 fn bench_rules(args: &RulesBenchArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(args.seconds > 0.0 && args.seconds.is_finite(), "--seconds must be a positive number");
     let variants = if args.variant.is_empty() { Variant::ALL.to_vec() } else { args.variant.clone() };
-    println!("random playouts, one thread, {0}x{0}, {1} s per variant, seed {2}", args.size, args.seconds, args.seed);
-    println!(
+    say!("random playouts, one thread, {0}x{0}, {1} s per variant, seed {2}", args.size, args.seconds, args.seed);
+    say!(
         "{:<13} {:>8} {:>11} {:>10} {:>14} {:>10} {:>7} {:>7} {:>6} {:>7} {:>9}",
         "variant",
         "games",
@@ -261,7 +270,7 @@ fn bench_rules(args: &RulesBenchArgs) -> anyhow::Result<ExitCode> {
         let (tally, elapsed) = playouts(rules, args.seed, Duration::from_secs_f64(args.seconds));
         let games = tally.games as f64;
         let pct = |n: u64| 100.0 * n as f64 / games;
-        println!(
+        say!(
             "{:<13} {:>8} {:>11} {:>10.1} {:>14.0} {:>10.0} {:>7.2} {:>7.2} {:>6.2} {:>7.2} {:>9.2}",
             variant.name(),
             tally.games,
@@ -334,7 +343,7 @@ fn bench_nn(args: &NnBenchArgs) -> anyhow::Result<ExitCode> {
             Backend::Ort(_) => args.network.threads.unwrap_or_else(rayon_threads),
             Backend::Burn(_) => rayon_threads(),
         };
-        println!("network {} on {size}x{size} boards, backend {}, {threads} threads", network.name(), backend.name());
+        say!("network {} on {size}x{size} boards, backend {}, {threads} threads", network.name(), backend.name());
         bench_batches(network.as_ref(), &positions, args)?;
     }
     Ok(ExitCode::SUCCESS)
@@ -342,7 +351,7 @@ fn bench_nn(args: &NnBenchArgs) -> anyhow::Result<ExitCode> {
 
 /// One line per batch size: positions/s and ms per call.
 fn bench_batches(network: &dyn Evaluator, positions: &[Position], args: &NnBenchArgs) -> anyhow::Result<()> {
-    println!("{:>6} {:>14} {:>12}", "batch", "positions/s", "ms/batch");
+    say!("{:>6} {:>14} {:>12}", "batch", "positions/s", "ms/batch");
     for &batch in &args.batch {
         anyhow::ensure!(batch > 0, "batch sizes must be positive");
         let refs: Vec<&Position> = positions.iter().take(batch).collect();
@@ -354,7 +363,7 @@ fn bench_batches(network: &dyn Evaluator, positions: &[Position], args: &NnBench
             calls += 1;
         }
         let elapsed = start.elapsed().as_secs_f64();
-        println!(
+        say!(
             "{:>6} {:>14.1} {:>12.2}",
             batch,
             f64::from(calls) * batch as f64 / elapsed,
@@ -459,7 +468,7 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let (playouts, _) = play_games(&starts, args.moves * 4, &plain, &free);
     let elapsed = start.elapsed().as_secs_f64();
-    println!(
+    say!(
         "search with a free evaluator, no solver: {playouts} playouts in {elapsed:.2} s = {:.0} playouts/s ({:.1} us each)",
         playouts as f64 / elapsed,
         1e6 * elapsed / playouts as f64
@@ -479,7 +488,7 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
         let (playouts, solver) = play_games(&starts, args.moves, params, &timed);
         let elapsed = start.elapsed().as_secs_f64();
         let in_network = timed.time.get().as_secs_f64();
-        println!(
+        say!(
             "{label}: {} games x {} moves x {} visits with network {}: {playouts} playouts in {elapsed:.2} s = {:.1} playouts/s",
             args.games,
             args.moves,
@@ -487,7 +496,7 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
             network.name(),
             playouts as f64 / elapsed
         );
-        println!(
+        say!(
             "  network calls: {}, mean batch {:.1}, {:.1} positions/s inside the network; time outside it {:.1} %",
             timed.calls.get(),
             timed.positions.get() as f64 / timed.calls.get().max(1) as f64,
@@ -496,7 +505,7 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
         );
         if solver.nodes > 0 {
             let solver_seconds = solver.time.as_secs_f64();
-            println!(
+            say!(
                 "  solver: {} nodes in {solver_seconds:.2} s = {:.0} nodes/s, {:.1} % of the search time",
                 solver.nodes,
                 solver.nodes as f64 / solver_seconds,
@@ -505,7 +514,7 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
         }
         match plain_seconds {
             None => plain_seconds = Some(elapsed),
-            Some(before) => println!(
+            Some(before) => say!(
                 "  the solver adds {:+.1} % to the search time at equal visits",
                 100.0 * (elapsed - before) / before
             ),
@@ -561,7 +570,7 @@ fn bench_tactics(args: &TacticsBenchArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    println!(
+    say!(
         "{found} positions with a forced win (solver: win in <= {} moves, {} three(s), {} nodes); engine: {} at {} visits{}; {:.0} s",
         args.max_moves,
         args.threes,
@@ -571,17 +580,17 @@ fn bench_tactics(args: &TacticsBenchArgs) -> anyhow::Result<ExitCode> {
         if args.no_solver { " without the solver" } else { "" },
         start.elapsed().as_secs_f64()
     );
-    println!("{:<8} {:>9} {:>14}", "win in", "positions", "winning move");
+    say!("{:<8} {:>9} {:>14}", "win in", "positions", "winning move");
     let mut total = (0, 0);
     for (n, &(positions, wins)) in table.iter().enumerate().skip(1) {
         if positions > 0 {
-            println!("{n:<8} {positions:>9} {wins:>7} {:>5.1} %", 100.0 * wins as f64 / positions as f64);
+            say!("{n:<8} {positions:>9} {wins:>7} {:>5.1} %", 100.0 * wins as f64 / positions as f64);
         }
         total = (total.0 + positions, total.1 + wins);
     }
     let multi = table.iter().skip(2).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-    println!("{:<8} {:>9} {:>7} {:>5.1} %", "2+", multi.0, multi.1, 100.0 * multi.1 as f64 / multi.0.max(1) as f64);
-    println!("{:<8} {:>9} {:>7} {:>5.1} %", "all", total.0, total.1, 100.0 * total.1 as f64 / total.0.max(1) as f64);
+    say!("{:<8} {:>9} {:>7} {:>5.1} %", "2+", multi.0, multi.1, 100.0 * multi.1 as f64 / multi.0.max(1) as f64);
+    say!("{:<8} {:>9} {:>7} {:>5.1} %", "all", total.0, total.1, 100.0 * total.1 as f64 / total.0.max(1) as f64);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -611,7 +620,7 @@ fn bench_train(args: &TrainBenchArgs) -> anyhow::Result<ExitCode> {
     }
     let times = times?;
     let steps = times.steps as f64;
-    println!(
+    say!(
         "training {} ({} x {}), batch {}, {} steps, {} threads: {:.1} samples/s, {:.1} ms/step",
         info.id,
         info.net.blocks,
@@ -622,7 +631,7 @@ fn bench_train(args: &TrainBenchArgs) -> anyhow::Result<ExitCode> {
         steps * args.batch as f64 / times.total(),
         1000.0 * times.total() / steps
     );
-    println!("{:<10} {:>10} {:>7}", "part", "ms/step", "share");
+    say!("{:<10} {:>10} {:>7}", "part", "ms/step", "share");
     for (part, seconds) in [
         ("sample", times.sample),
         ("encode", times.encode),
@@ -630,7 +639,7 @@ fn bench_train(args: &TrainBenchArgs) -> anyhow::Result<ExitCode> {
         ("backward", times.backward),
         ("optimizer", times.optimizer),
     ] {
-        println!("{part:<10} {:>10.1} {:>6.1}%", 1000.0 * seconds / steps, 100.0 * seconds / times.total());
+        say!("{part:<10} {:>10.1} {:>6.1}%", 1000.0 * seconds / steps, 100.0 * seconds / times.total());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -652,14 +661,14 @@ fn bench_samples(file: &std::path::Path) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("decoding {}", file.display()))?;
     let decode = start.elapsed().as_secs_f64();
     let samples: usize = games.iter().map(|g| g.samples.len()).sum();
-    println!(
+    say!(
         "{}: {} games, {samples} samples, {:.1} MB ({:.1} bytes/sample)",
         file.display(),
         games.len(),
         bytes.len() as f64 / 1e6,
         bytes.len() as f64 / samples.max(1) as f64
     );
-    println!(
+    say!(
         "decode: {:.3} s = {:.0} samples/s, {:.0} MB/s",
         decode,
         samples as f64 / decode,
@@ -677,6 +686,6 @@ fn bench_samples(file: &std::path::Path) -> anyhow::Result<ExitCode> {
     }
     let replay = start.elapsed().as_secs_f64();
     std::hint::black_box(stones);
-    println!("rebuild positions: {replay:.3} s = {:.0} samples/s", samples as f64 / replay);
+    say!("rebuild positions: {replay:.3} s = {:.0} samples/s", samples as f64 / replay);
     Ok(ExitCode::SUCCESS)
 }

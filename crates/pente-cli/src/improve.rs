@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use pente_train::{LoopConfig, LoopEvent, run_loop};
+use pente_train::{LoopConfig, LoopEvent, final_matches, run_loop};
 
 use crate::player::BackendArgs;
 
@@ -83,5 +83,20 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
         );
     }
     println!("best network: {}", state.best.display());
+    let matches = final_matches(&config, &state);
+    if !matches.is_empty() {
+        println!("\nthe final network at {} visits:", config.arena.visits);
+        for m in &matches {
+            println!(
+                "  against {:<24} {:>3}-{}-{} ({:.1} %): {}",
+                m.b,
+                m.wins,
+                m.losses,
+                m.draws,
+                100.0 * m.score,
+                m.verdict()
+            );
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }

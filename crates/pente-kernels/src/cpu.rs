@@ -172,27 +172,17 @@ pub(crate) fn norm_apply(
     });
 }
 
-/// The gradients of batch norm in training mode.
-pub(crate) struct NormGrads {
-    /// Of the input.
-    pub x: Vec<f32>,
-    /// Of gamma, `[c]`.
-    pub gamma: Vec<f32>,
-    /// Of beta, `[c]`.
-    pub beta: Vec<f32>,
-}
-
-/// Backward pass of [`norm_apply`] with batch statistics: `grad` is the
-/// gradient of the output, already masked by the ReLU (its gradient is
-/// also the residual's).
+/// Backward pass of [`norm_apply`] with batch statistics: `grad`, the
+/// gradient of the output already masked by the ReLU, is overwritten with
+/// the input's gradient; returns the gradients of gamma and beta.
 pub(crate) fn norm_backward(
     x: &[f32],
     shape: Planes,
     gamma: &[f32],
     stats: &NormStats,
     inverse_std: &[f32],
-    grad: &[f32],
-) -> NormGrads {
+    grad: &mut [f32],
+) -> (Vec<f32>, Vec<f32>) {
     let count = (shape.n * shape.plane()) as f64;
     let normalized = |i: usize, ci: usize| f64::from((x[i] - stats.mean[ci]) * inverse_std[ci]);
     let beta = channel_sums(shape, |i, _| f64::from(grad[i]));
@@ -200,22 +190,16 @@ pub(crate) fn norm_backward(
     let mean_grad: Vec<f32> = beta.iter().map(|&s| (s / count) as f32).collect();
     let mean_projected: Vec<f32> = gamma_grad.iter().map(|&s| (s / count) as f32).collect();
     let plane = shape.plane();
-    let mut dx = vec![0.0; shape.len()];
-    dx.par_chunks_mut(shape.sample()).enumerate().for_each(|(n, dx)| {
-        for (ci, dx) in dx.chunks_mut(plane).enumerate() {
-            let start = n * shape.sample() + ci * plane;
+    grad.par_chunks_mut(shape.sample()).zip(x.par_chunks(shape.sample())).for_each(|(grad, x)| {
+        for (ci, (grad, x)) in grad.chunks_mut(plane).zip(x.chunks(plane)).enumerate() {
             let (scale, mean, inv) = (gamma[ci] * inverse_std[ci], stats.mean[ci], inverse_std[ci]);
             let (g_mean, projected) = (mean_grad[ci], mean_projected[ci]);
-            for ((d, &g), &v) in dx.iter_mut().zip(&grad[start..start + plane]).zip(&x[start..start + plane]) {
-                *d = scale * (g - g_mean - (v - mean) * inv * projected);
+            for (g, &v) in grad.iter_mut().zip(x) {
+                *g = scale * (*g - g_mean - (v - mean) * inv * projected);
             }
         }
     });
-    NormGrads {
-        x: dx,
-        gamma: gamma_grad.iter().map(|&s| s as f32).collect(),
-        beta: beta.iter().map(|&s| s as f32).collect(),
-    }
+    (gamma_grad.iter().map(|&s| s as f32).collect(), beta.iter().map(|&s| s as f32).collect())
 }
 
 /// `grad` where `output > 0`, else 0: the gradient through a ReLU.

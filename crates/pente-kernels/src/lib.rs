@@ -1,13 +1,14 @@
 //! Training kernels for burn's flex CPU backend.
 //!
-//! burn lowers a convolution's backward pass to generic operations (the
-//! weight gradient becomes a convolution with a board-sized kernel over an
-//! im2col buffer of the whole batch) and batch norm in training mode to a
-//! dozen passes over the activations. Here each is one operation with a
-//! hand-written backward pass: a "same" convolution as im2col + one GEMM per
-//! sample for the output, the weight gradient and the input gradient, and
-//! batch norm (optionally followed by a residual sum and a ReLU) in three
-//! passes forward and three backward.
+//! burn computes a convolution's weight gradient as another convolution,
+//! with a board-sized kernel over an im2col buffer of the whole batch (106 MB
+//! per layer for 4x32 at batch 256), and runs batch norm in training mode as
+//! a dozen passes over the activations. Here each is one operation with a
+//! hand-written backward pass: a "same" convolution as im2col plus one GEMM
+//! per sample, straight into the output, for the output and for both
+//! gradients; batch norm fused with the ReLU (and residual sum) after it,
+//! three passes forward and four back, writing the input's gradient over
+//! the output's.
 //!
 //! The functions take and return ordinary [`Tensor`]s. On a device other
 //! than flex, or with a dtype other than `f32`, they fall back to burn's own

@@ -30,9 +30,7 @@ pub struct NormOutput<B: Backend> {
 }
 
 /// Convolution and batch norm as single operations with their own backward
-/// passes, for the CPU: burn's generic backward of a convolution builds an
-/// im2col buffer of the whole batch per kernel point, and its batch norm
-/// makes a dozen passes over the activations.
+/// passes, for the CPU (see the crate's documentation for why).
 #[backend_extension(Flex, Autodiff)]
 pub trait TrainingKernels: Backend {
     /// A "same" convolution: stride 1, an odd square kernel, zero padding of
@@ -68,6 +66,23 @@ fn values(t: &FlexTensor) -> Cow<'_, [f32]> {
         Some(s) => Cow::Borrowed(s),
         None => Cow::Owned(t.to_contiguous().as_slice::<f32>().expect("an f32 tensor").to_vec()),
     }
+}
+
+/// `t` with a buffer of its own in row-major order: itself when nobody else
+/// holds its plain buffer, else a copy. Gradients are overwritten in place.
+fn unique(t: FlexTensor) -> FlexTensor {
+    let elements = t.layout().num_elements();
+    let plain = t.is_contiguous() && t.layout().start_offset() == 0 && t.bytes().len() == elements * size_of::<f32>();
+    if plain && t.is_unique() && t.as_slice::<f32>().is_some() {
+        t
+    } else {
+        tensor(values(&t).into_owned(), t.layout().shape().clone())
+    }
+}
+
+/// The buffer of a tensor from [`unique`].
+fn values_mut(t: &mut FlexTensor) -> &mut [f32] {
+    t.try_storage_mut::<f32>().expect("a tensor from `unique`")
 }
 
 fn tensor(values: Vec<f32>, shape: impl Into<Shape>) -> FlexTensor {
@@ -117,46 +132,68 @@ fn conv_forward(x: &FlexTensor, weight: &FlexTensor) -> FlexTensor {
     tensor(out, [shape.n, outputs, shape.h, shape.w])
 }
 
+/// Per-thread buffers of the convolution's backward pass.
+struct Scratch {
+    cols: Vec<f32>,
+    cols_grad: Vec<f32>,
+    weight_grad: Vec<f32>,
+}
+
 /// The gradients of [`conv_forward`] of the input and of the weight, sample
 /// by sample as the forward pass went; each thread sums its own weight
-/// gradient.
-fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: &FlexTensor) -> (FlexTensor, FlexTensor) {
+/// gradient. Where input and output have as many channels, the input's
+/// gradient overwrites the output's, sample by sample.
+fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (FlexTensor, FlexTensor) {
     let shape = planes(x);
     let (outputs, k) = kernel(weight);
     let (rows, plane) = (shape.c * k * k, shape.plane());
-    let (xs, weight, grad) = (values(x), values(weight), values(grad));
+    let (xs, weight) = (values(x), values(weight));
     let weight_t = matrix(&weight, outputs, rows).reversed_axes();
-    let mut x_grad = vec![0.0; shape.len()];
-    struct Scratch {
-        cols: Vec<f32>,
-        cols_grad: Vec<f32>,
-        weight_grad: Vec<f32>,
-    }
     let scratch = || Scratch {
         cols: vec![0.0; rows * plane],
         cols_grad: vec![0.0; rows * plane],
         weight_grad: vec![0.0; outputs * rows],
     };
-    let weight_grad = x_grad
-        .par_chunks_mut(shape.sample())
-        .zip(xs.par_chunks(shape.sample()).zip(grad.par_chunks(outputs * plane)))
-        .fold(scratch, |mut s, (x_grad, (x, grad))| {
-            let grad = matrix(grad, outputs, plane);
-            cpu::im2col(x, shape, k, &mut s.cols);
-            gemm(grad, matrix(&s.cols, rows, plane).reversed_axes(), 1.0, &mut s.weight_grad);
-            gemm(weight_t, grad, 0.0, &mut s.cols_grad);
-            cpu::col2im(&s.cols_grad, shape, k, x_grad);
-            s
-        })
-        .map(|s| s.weight_grad)
-        .reduce(
-            || vec![0.0; outputs * rows],
-            |mut a, b| {
-                a.iter_mut().zip(&b).for_each(|(a, b)| *a += b);
-                a
-            },
-        );
-    (tensor(x_grad, [shape.n, shape.c, shape.h, shape.w]), tensor(weight_grad, [outputs, shape.c, k, k]))
+    // The unfolded input's gradient of one sample, and its share of the weight's.
+    let sample = |s: &mut Scratch, x: &[f32], grad: &[f32]| {
+        let grad = matrix(grad, outputs, plane);
+        cpu::im2col(x, shape, k, &mut s.cols);
+        gemm(grad, matrix(&s.cols, rows, plane).reversed_axes(), 1.0, &mut s.weight_grad);
+        gemm(weight_t, grad, 0.0, &mut s.cols_grad);
+    };
+    let (x_grad, partials): (FlexTensor, Vec<Vec<f32>>) = if outputs == shape.c {
+        let mut grad = unique(grad);
+        let partials = values_mut(&mut grad)
+            .par_chunks_mut(shape.sample())
+            .zip(xs.par_chunks(shape.sample()))
+            .fold(scratch, |mut s, (grad, x)| {
+                sample(&mut s, x, grad);
+                cpu::col2im(&s.cols_grad, shape, k, grad);
+                s
+            })
+            .map(|s| s.weight_grad)
+            .collect();
+        (grad.reshape(Shape::new([shape.n, shape.c, shape.h, shape.w])), partials)
+    } else {
+        let grad = values(&grad);
+        let mut x_grad = vec![0.0; shape.len()];
+        let partials = x_grad
+            .par_chunks_mut(shape.sample())
+            .zip(xs.par_chunks(shape.sample()).zip(grad.par_chunks(outputs * plane)))
+            .fold(scratch, |mut s, (x_grad, (x, grad))| {
+                sample(&mut s, x, grad);
+                cpu::col2im(&s.cols_grad, shape, k, x_grad);
+                s
+            })
+            .map(|s| s.weight_grad)
+            .collect();
+        (tensor(x_grad, [shape.n, shape.c, shape.h, shape.w]), partials)
+    };
+    let mut weight_grad = vec![0.0f32; outputs * rows];
+    for partial in partials {
+        weight_grad.iter_mut().zip(&partial).for_each(|(a, b)| *a += b);
+    }
+    (x_grad, tensor(weight_grad, [outputs, shape.c, k, k]))
 }
 
 /// What a batch norm's backward pass needs from its forward pass.
@@ -168,6 +205,8 @@ struct NormState {
     variance: Vec<f32>,
     /// The output, when a ReLU follows (its mask).
     rectified: Option<FlexTensor>,
+    /// Whether a residual was added before the ReLU.
+    residual: bool,
     epsilon: f64,
 }
 
@@ -197,21 +236,34 @@ fn norm_forward(
     NormForward { output: tensor(out, [shape.n, shape.c, shape.h, shape.w]), stats }
 }
 
+/// Batch norm's gradients, the input's in the output gradient's buffer.
+struct NormGrads {
+    x: FlexTensor,
+    gamma: FlexTensor,
+    beta: FlexTensor,
+    /// The gradient through the ReLU: the residual's.
+    residual: Option<FlexTensor>,
+}
+
 impl NormState {
-    /// Gradients of the input, gamma and beta; the first is also the
-    /// residual's gradient when the ReLU came after the sum.
-    fn backward(self, grad: &FlexTensor) -> (FlexTensor, FlexTensor, FlexTensor, Option<FlexTensor>) {
+    fn backward(self, grad: FlexTensor) -> NormGrads {
         let shape = planes(&self.x);
-        let mut grad = values(grad).into_owned();
+        let mut grad = unique(grad);
         if let Some(output) = &self.rectified {
-            cpu::relu_mask(&mut grad, &values(output));
+            cpu::relu_mask(values_mut(&mut grad), &values(output));
         }
+        let residual = self.residual.then(|| tensor(values(&grad).into_owned(), [shape.n, shape.c, shape.h, shape.w]));
         let stats = NormStats { mean: self.mean, variance: self.variance };
         let inverse_std = stats.inverse_std(self.epsilon);
-        let grads = cpu::norm_backward(&values(&self.x), shape, &values(&self.gamma), &stats, &inverse_std, &grad);
-        let dims = [shape.n, shape.c, shape.h, shape.w];
-        let through = tensor(grad, dims);
-        (tensor(grads.x, dims), tensor(grads.gamma, [shape.c]), tensor(grads.beta, [shape.c]), Some(through))
+        let (gamma, beta) = cpu::norm_backward(
+            &values(&self.x),
+            shape,
+            &values(&self.gamma),
+            &stats,
+            &inverse_std,
+            values_mut(&mut grad),
+        );
+        NormGrads { x: grad, gamma: tensor(gamma, [shape.c]), beta: tensor(beta, [shape.c]), residual }
     }
 }
 
@@ -252,7 +304,7 @@ impl Backward<Flex, 2> for ConvBackward {
         let [node_x, node_weight] = ops.parents;
         let grad = grads.consume::<Flex>(&ops.node);
         let (x, weight) = ops.state;
-        let (x_grad, weight_grad) = conv_backward(&x, &weight, &grad);
+        let (x_grad, weight_grad) = conv_backward(&x, &weight, grad);
         if let Some(node) = node_x {
             grads.register::<Flex>(node.id, x_grad);
         }
@@ -271,8 +323,10 @@ impl Backward<Flex, 3> for NormBackward {
     fn backward(self, ops: Ops<Self::State, 3>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
         let [node_x, node_gamma, node_beta] = ops.parents;
         let grad = grads.consume::<Flex>(&ops.node);
-        let (x_grad, gamma_grad, beta_grad, _) = ops.state.backward(&grad);
-        for (node, value) in [node_x, node_gamma, node_beta].into_iter().zip([x_grad, gamma_grad, beta_grad]) {
+        let grads_of = ops.state.backward(grad);
+        for (node, value) in
+            [node_x, node_gamma, node_beta].into_iter().zip([grads_of.x, grads_of.gamma, grads_of.beta])
+        {
             if let Some(node) = node {
                 grads.register::<Flex>(node.id, value);
             }
@@ -289,10 +343,10 @@ impl Backward<Flex, 4> for NormAddReluBackward {
     fn backward(self, ops: Ops<Self::State, 4>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
         let [node_x, node_gamma, node_beta, node_residual] = ops.parents;
         let grad = grads.consume::<Flex>(&ops.node);
-        let (x_grad, gamma_grad, beta_grad, through) = ops.state.backward(&grad);
-        let through = through.expect("the gradient through the sum");
+        let grads_of = ops.state.backward(grad);
+        let through = grads_of.residual.expect("the gradient through the sum");
         let parents = [node_x, node_gamma, node_beta, node_residual];
-        for (node, value) in parents.into_iter().zip([x_grad, gamma_grad, beta_grad, through]) {
+        for (node, value) in parents.into_iter().zip([grads_of.x, grads_of.gamma, grads_of.beta, through]) {
             if let Some(node) = node {
                 grads.register::<Flex>(node.id, value);
             }
@@ -336,6 +390,7 @@ impl<C: CheckpointStrategy> TrainingKernels for Autodiff<Flex, C> {
                     mean: forward.stats.mean,
                     variance: forward.stats.variance,
                     rectified: relu.then(|| forward.output.clone()),
+                    residual: false,
                     epsilon,
                 };
                 prep.finish(state, forward.output)
@@ -364,6 +419,7 @@ impl<C: CheckpointStrategy> TrainingKernels for Autodiff<Flex, C> {
                     mean: forward.stats.mean,
                     variance: forward.stats.variance,
                     rectified: Some(forward.output.clone()),
+                    residual: true,
                     epsilon,
                 };
                 prep.finish(state, forward.output)

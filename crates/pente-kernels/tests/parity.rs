@@ -40,6 +40,7 @@ fn convolution_matches_burn() {
         (3, [1, 2, 2, 1, 3]),
         (5, [2, 3, 2, 6, 6]),
         (3, [7, 64, 3, 19, 19]),
+        (3, [5, 8, 8, 9, 9]),
     ] {
         let x = random([n, c, h, w], 1).require_grad();
         let weight = random([o, c, k, k], 2).require_grad();

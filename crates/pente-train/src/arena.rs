@@ -227,6 +227,35 @@ pub struct MatchResult {
     pub elo: Elo,
 }
 
+impl MatchResult {
+    /// The same match from B's side.
+    #[must_use]
+    pub fn flipped(&self) -> MatchResult {
+        MatchResult {
+            a: self.b.clone(),
+            b: self.a.clone(),
+            wins: self.losses,
+            losses: self.wins,
+            draws: self.draws,
+            score: 1.0 - self.score,
+            elo: Elo { diff: -self.elo.diff, low: -self.elo.high, high: -self.elo.low },
+        }
+    }
+
+    /// A's strength over B in words: `stronger` where the 95 % interval of
+    /// the Elo difference lies above 0, `weaker` below it, else `level`.
+    #[must_use]
+    pub fn verdict(&self) -> &'static str {
+        if self.elo.low > 0.0 {
+            "stronger"
+        } else if self.elo.high < 0.0 {
+            "weaker"
+        } else {
+            "level (the 95 % interval spans 0)"
+        }
+    }
+}
+
 impl std::fmt::Display for MatchResult {
     /// `A vs B: 12 wins, 7 losses, 1 draws; score 62.5 %; Elo +89 (95 %: -48 to +262)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -477,7 +477,7 @@ pub fn run_loop(
         });
         let arena = config.arena_config(config.selfplay.seed ^ 0xF1F1);
         let result = cached_match(
-            &dir.join(format!("final-{last:03}.json")),
+            &final_path(&dir, last),
             &arena_spec(&state.best),
             &arena_spec(&initial),
             &arena,
@@ -498,6 +498,34 @@ pub fn run_loop(
         save_state(&dir, &state)?;
     }
     Ok(state)
+}
+
+/// The matches that end a finished run, from the final network's side:
+/// against the first network, then against each baseline. Read from the
+/// run directory; empty until the run has played them.
+#[must_use]
+pub fn final_matches(config: &LoopConfig, state: &LoopState) -> Vec<MatchResult> {
+    let (dir, last) = (config.run_dir(), state.iteration);
+    let read = |path: PathBuf| {
+        std::fs::read_to_string(path).ok().and_then(|text| serde_json::from_str::<MatchResult>(&text).ok())
+    };
+    let mut matches: Vec<MatchResult> = read(final_path(&dir, last)).into_iter().collect();
+    if !matches.is_empty() {
+        for baseline in &config.arena.baselines {
+            matches.extend(read(baseline_path(&dir, baseline, last)).map(|m| m.flipped()));
+        }
+    }
+    matches
+}
+
+/// The match of the final network against the first.
+fn final_path(dir: &Path, iteration: u32) -> PathBuf {
+    dir.join(format!("final-{iteration:03}.json"))
+}
+
+/// The match of a baseline against the network of `iteration`.
+fn baseline_path(dir: &Path, baseline: &str, iteration: u32) -> PathBuf {
+    dir.join(format!("baseline-{}-{iteration:03}.json", baseline.replace(':', "-")))
 }
 
 /// A baseline of the loop config: `heuristic` or `uniform` (searched with
@@ -530,8 +558,8 @@ fn rate_baselines(
         let spec = baseline_spec(baseline, config.arena.visits).map_err(TrainError::Config)?;
         let network = PlayerSpec::model(model, config.arena.visits);
         let arena = config.arena_config(config.selfplay.seed ^ 0xBA5E ^ u64::from(iteration));
-        let path = dir.join(format!("baseline-{}-{iteration:03}.json", baseline.replace(':', "-")));
-        let result = cached_match(&path, &spec, &network, &arena, run.backend, report)?;
+        let result =
+            cached_match(&baseline_path(dir, baseline, iteration), &spec, &network, &arena, run.backend, report)?;
         state.table.push(EloEntry {
             iteration,
             model: match spec.kind {
