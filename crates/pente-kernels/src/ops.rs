@@ -314,39 +314,20 @@ impl Backward<Flex, 2> for ConvBackward {
     }
 }
 
+/// Batch norm's backward step: parents x, gamma, beta and, with a residual
+/// sum, the residual.
 #[derive(Debug)]
 struct NormBackward;
 
-impl Backward<Flex, 3> for NormBackward {
+impl<const N: usize> Backward<Flex, N> for NormBackward {
     type State = NormState;
 
-    fn backward(self, ops: Ops<Self::State, 3>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
-        let [node_x, node_gamma, node_beta] = ops.parents;
+    fn backward(self, ops: Ops<Self::State, N>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
         let grad = grads.consume::<Flex>(&ops.node);
-        let grads_of = ops.state.backward(grad);
+        let result = ops.state.backward(grad);
         for (node, value) in
-            [node_x, node_gamma, node_beta].into_iter().zip([grads_of.x, grads_of.gamma, grads_of.beta])
+            ops.parents.into_iter().zip([result.x, result.gamma, result.beta].into_iter().chain(result.residual))
         {
-            if let Some(node) = node {
-                grads.register::<Flex>(node.id, value);
-            }
-        }
-    }
-}
-
-#[derive(Debug)]
-struct NormAddReluBackward;
-
-impl Backward<Flex, 4> for NormAddReluBackward {
-    type State = NormState;
-
-    fn backward(self, ops: Ops<Self::State, 4>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
-        let [node_x, node_gamma, node_beta, node_residual] = ops.parents;
-        let grad = grads.consume::<Flex>(&ops.node);
-        let grads_of = ops.state.backward(grad);
-        let through = grads_of.residual.expect("the gradient through the sum");
-        let parents = [node_x, node_gamma, node_beta, node_residual];
-        for (node, value) in parents.into_iter().zip([grads_of.x, grads_of.gamma, grads_of.beta, through]) {
             if let Some(node) = node {
                 grads.register::<Flex>(node.id, value);
             }
@@ -380,24 +361,7 @@ impl<C: CheckpointStrategy> TrainingKernels for Autodiff<Flex, C> {
         epsilon: f64,
         relu: bool,
     ) -> NormOutput<Self> {
-        let forward = norm_forward(x.primitive(), gamma.primitive(), beta.primitive(), None, epsilon, relu);
-        let (mean, variance) = untracked_stats::<C>(&forward.stats);
-        let output = match NormBackward.prepare::<C>([x.node(), gamma.node(), beta.node()]).compute_bound().stateful() {
-            OpsKind::Tracked(prep) => {
-                let state = NormState {
-                    x: x.primitive().clone(),
-                    gamma: gamma.primitive().clone(),
-                    mean: forward.stats.mean,
-                    variance: forward.stats.variance,
-                    rectified: relu.then(|| forward.output.clone()),
-                    residual: false,
-                    epsilon,
-                };
-                prep.finish(state, forward.output)
-            }
-            OpsKind::UnTracked(prep) => prep.finish(forward.output),
-        };
-        NormOutput { output, mean, variance }
+        tracked_norm::<C>(&x, &gamma, &beta, None, epsilon, relu)
     }
 
     fn batch_norm_add_relu(
@@ -407,25 +371,51 @@ impl<C: CheckpointStrategy> TrainingKernels for Autodiff<Flex, C> {
         residual: FloatTensor<Self>,
         epsilon: f64,
     ) -> NormOutput<Self> {
-        let forward =
-            norm_forward(x.primitive(), gamma.primitive(), beta.primitive(), Some(residual.primitive()), epsilon, true);
-        let (mean, variance) = untracked_stats::<C>(&forward.stats);
-        let parents = [x.node(), gamma.node(), beta.node(), residual.node()];
-        let output = match NormAddReluBackward.prepare::<C>(parents).compute_bound().stateful() {
-            OpsKind::Tracked(prep) => {
-                let state = NormState {
-                    x: x.primitive().clone(),
-                    gamma: gamma.primitive().clone(),
-                    mean: forward.stats.mean,
-                    variance: forward.stats.variance,
-                    rectified: Some(forward.output.clone()),
-                    residual: true,
-                    epsilon,
-                };
-                prep.finish(state, forward.output)
-            }
-            OpsKind::UnTracked(prep) => prep.finish(forward.output),
-        };
-        NormOutput { output, mean, variance }
+        tracked_norm::<C>(&x, &gamma, &beta, Some(&residual), epsilon, true)
     }
+}
+
+/// Batch norm on the autodiff backend, with a backward step when any input
+/// is tracked.
+fn tracked_norm<C: CheckpointStrategy>(
+    x: &FloatTensor<Ad<C>>,
+    gamma: &FloatTensor<Ad<C>>,
+    beta: &FloatTensor<Ad<C>>,
+    residual: Option<&FloatTensor<Ad<C>>>,
+    epsilon: f64,
+    relu: bool,
+) -> NormOutput<Ad<C>> {
+    let forward = norm_forward(
+        x.primitive(),
+        gamma.primitive(),
+        beta.primitive(),
+        residual.map(|r| r.primitive()),
+        epsilon,
+        relu,
+    );
+    let (mean, variance) = untracked_stats::<C>(&forward.stats);
+    let NormForward { output, stats } = forward;
+    let state = NormState {
+        x: x.primitive().clone(),
+        gamma: gamma.primitive().clone(),
+        mean: stats.mean,
+        variance: stats.variance,
+        rectified: relu.then(|| output.clone()),
+        residual: residual.is_some(),
+        epsilon,
+    };
+    let output = match residual {
+        None => match NormBackward.prepare::<C>([x.node(), gamma.node(), beta.node()]).compute_bound().stateful() {
+            OpsKind::Tracked(prep) => prep.finish(state, output),
+            OpsKind::UnTracked(prep) => prep.finish(output),
+        },
+        Some(residual) => {
+            let parents = [x.node(), gamma.node(), beta.node(), residual.node()];
+            match NormBackward.prepare::<C>(parents).compute_bound().stateful() {
+                OpsKind::Tracked(prep) => prep.finish(state, output),
+                OpsKind::UnTracked(prep) => prep.finish(output),
+            }
+        }
+    };
+    NormOutput { output, mean, variance }
 }

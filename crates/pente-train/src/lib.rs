@@ -15,5 +15,6 @@ pub use pipeline::{
     EloEntry, IterationSize, LoopArena, LoopConfig, LoopEvent, LoopState, NetShape, StageTimes, final_matches, run_loop,
 };
 pub use trainer::{
-    CHECKPOINT_DIR, METRICS_FILE, METRICS_HEADER, StepReport, StepTimes, TrainConfig, init_model, profile_steps, train,
+    CHECKPOINT_DIR, METRICS_FILE, METRICS_HEADER, StepReport, StepTimes, TrainConfig, init_model, profile_steps,
+    start_model, train,
 };

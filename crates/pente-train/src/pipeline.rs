@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::arena::{ArenaConfig, MatchResult, PlayerKind, PlayerSpec, play_match};
 use crate::error::TrainError;
-use crate::trainer::{StepReport, TrainConfig, init_model, train};
+use crate::trainer::{StepReport, TrainConfig, init_model, start_model, train};
 
 /// The loop's settings (`configs/loop*.toml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,8 +28,14 @@ pub struct LoopConfig {
     pub runs_dir: PathBuf,
     /// Iterations to reach (a rerun with more continues).
     pub iterations: u32,
-    /// Shape of the first network.
-    pub net: NetShape,
+    /// Shape of the first network (random weights); or see `start`.
+    #[serde(default)]
+    pub net: Option<NetShape>,
+    /// A model directory the first network is copied from instead (e.g. the
+    /// network a campaign committed at the end of its last sitting); the new
+    /// run then goes on from it with fresh self-play.
+    #[serde(default)]
+    pub start: Option<PathBuf>,
     /// Who plays self-play until a first network is promoted: `heuristic`
     /// (a teacher, so the first samples carry tactics) or, when unset, the
     /// random first network itself (pure self-play from zero).
@@ -242,8 +248,12 @@ impl LoopConfig {
                 return Err("bootstrap_iteration: games and steps must be at least 1".into());
             }
         }
-        if self.net.blocks == 0 || self.net.channels < 4 {
-            return Err("net: at least 1 block and 4 channels".into());
+        match (&self.net, &self.start) {
+            (Some(net), None) if net.blocks == 0 || net.channels < 4 => {
+                return Err("net: at least 1 block and 4 channels".into());
+            }
+            (Some(_), None) | (None, Some(_)) => {}
+            _ => return Err("give either [net] (a random first network) or start (a model directory)".into()),
         }
         Ok(())
     }
@@ -383,7 +393,12 @@ pub fn run_loop(
     if state.iteration == 0 && state.table.is_empty() {
         report(LoopEvent::Stage { iteration: 0, stage: "init", detail: format!("network {}", initial.display()) });
         if !initial.join(pente_nn::store::INFO_FILE).is_file() {
-            init_model(&config.net.config(), &format!("{}-0", config.name), config.selfplay.seed, &initial)?;
+            let id = format!("{}-0", config.name);
+            match (&config.start, &config.net) {
+                (Some(start), _) => start_model(start, &id, &initial)?,
+                (None, Some(net)) => init_model(&net.config(), &id, config.selfplay.seed, &initial)?,
+                (None, None) => return Err(TrainError::Config("neither [net] nor start".into())),
+            }
         }
         state.best.clone_from(&initial);
         state.table.push(EloEntry {

@@ -11,7 +11,7 @@ fn configs() -> std::path::PathBuf {
 
 #[test]
 fn shipped_configs_parse() {
-    for name in ["loop-quick.toml", "loop-ci.toml", "loop-default.toml", "loop.toml"] {
+    for name in ["loop-quick.toml", "loop-ci.toml", "loop-default.toml", "loop-campaign.toml", "loop.toml"] {
         let path = configs().join(name);
         if path.exists() || name != "loop.toml" {
             LoopConfig::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -83,5 +83,33 @@ fn the_ci_loop_runs_and_resumes() {
     .unwrap();
     assert_eq!(second.iteration, 1);
     assert!(!again.contains(&"selfplay") && !again.contains(&"train"), "{again:?}");
+    std::fs::remove_dir_all(runs).unwrap();
+}
+
+/// A run can go on from a model directory (a campaign's committed network)
+/// instead of random weights: its first network is that one under the run's
+/// name, with the original as its parent.
+#[test]
+fn a_run_starts_from_a_model_directory() {
+    let mut config = LoopConfig::load(&configs().join("loop-ci.toml")).unwrap();
+    let runs = std::env::temp_dir().join(format!("pente-train-start-{}", std::process::id()));
+    config.runs_dir = runs.clone();
+    let committed = runs.join("committed");
+    pente_train::init_model(&pente_nn::NetConfig::scaled(1, 8), "committed-7", 3, &committed).unwrap();
+
+    config.start = Some(runs.join("nothing-here"));
+    assert!(config.check().unwrap_err().contains("either [net]"), "both [net] and start");
+    config.net = None;
+    config.check().unwrap();
+    config.iterations = 0;
+    let error = run_loop(&config, &Backend::default(), &mut |_| {}).unwrap_err().to_string();
+    assert!(error.contains("nothing-here"), "{error}");
+
+    config.start = Some(committed.clone());
+    let _ = std::fs::remove_dir_all(config.run_dir());
+    let state = run_loop(&config, &Backend::default(), &mut |_| {}).unwrap();
+    let first = pente_nn::store::load_info(&state.best).unwrap();
+    assert_eq!((first.id.as_str(), first.parent.as_deref()), ("ci-0", Some("committed-7")));
+    assert_eq!(first.net, pente_nn::store::load_info(&committed).unwrap().net);
     std::fs::remove_dir_all(runs).unwrap();
 }
