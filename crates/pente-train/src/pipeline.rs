@@ -388,12 +388,14 @@ pub fn run_loop(
         Err(_) => LoopState::default(),
     };
     let arena_spec = |path: &Path| PlayerSpec::model(path, config.arena.visits);
-    let initial = models.join(format!("{}-0", config.name));
+    let first = first_generation(config);
+    let network_id = |k: u32| format!("{}-{}", config.name, first + k);
+    let initial = models.join(network_id(0));
 
     if state.iteration == 0 && state.table.is_empty() {
         report(LoopEvent::Stage { iteration: 0, stage: "init", detail: format!("network {}", initial.display()) });
         if !initial.join(pente_nn::store::INFO_FILE).is_file() {
-            let id = format!("{}-0", config.name);
+            let id = network_id(0);
             match (&config.start, &config.net) {
                 (Some(start), _) => start_model(start, &id, &initial)?,
                 (None, Some(net)) => init_model(&net.config(), &id, config.selfplay.seed, &initial)?,
@@ -403,7 +405,7 @@ pub fn run_loop(
         state.best.clone_from(&initial);
         state.table.push(EloEntry {
             iteration: 0,
-            model: format!("{}-0", config.name),
+            model: network_id(0),
             elo: 0.0,
             elo_low: 0.0,
             elo_high: 0.0,
@@ -416,7 +418,7 @@ pub fn run_loop(
     while state.iteration < config.iterations {
         let k = state.iteration + 1;
         let iter_dir = dir.join(format!("iter-{k:03}"));
-        let id = format!("{}-{k}", config.name);
+        let id = network_id(k);
 
         let source = match (&config.bootstrap, state.best == initial) {
             (Some(teacher), true) => ModelSource::parse(teacher),
@@ -430,7 +432,7 @@ pub fn run_loop(
             ModelSource::Network(dir) => dir.display().to_string(),
             _ => config.bootstrap.clone().unwrap_or_default(),
         };
-        selfplay.seed = config.selfplay.seed.wrapping_add(u64::from(k));
+        selfplay.seed = config.selfplay.seed.wrapping_add(u64::from(first + k));
         let clock = Instant::now();
         pente_selfplay::run(&selfplay, &iter_dir.join("selfplay"), &source, backend, &mut |p| {
             report(LoopEvent::Game(p));
@@ -443,7 +445,7 @@ pub fn run_loop(
         train_config.steps = steps;
         // Every iteration's self-play so far; the window keeps the most recent.
         train_config.samples = (1..=k).map(|i| dir.join(format!("iter-{i:03}")).join("selfplay")).collect();
-        train_config.seed = config.train.seed.wrapping_add(u64::from(k));
+        train_config.seed = config.train.seed.wrapping_add(u64::from(first + k));
         let candidate = train(&train_config, &iter_dir.join("train"), &state.best, &id, u64::from(k), &mut |s| {
             report(LoopEvent::Step(s));
         })?;
@@ -452,7 +454,7 @@ pub fn run_loop(
         let clock = Instant::now();
 
         report(LoopEvent::Stage { iteration: k, stage: "arena", detail: format!("{id} against the best") });
-        let arena = config.arena_config(config.selfplay.seed ^ (u64::from(k) << 32));
+        let arena = config.arena_config(config.selfplay.seed ^ (u64::from(first + k) << 32));
         let result = cached_match(
             &iter_dir.join("arena.json"),
             &arena_spec(&candidate),
@@ -531,6 +533,20 @@ pub fn final_matches(config: &LoopConfig, state: &LoopState) -> Vec<MatchResult>
         }
     }
     matches
+}
+
+/// The generation of the run's first network: `N` when the run starts from
+/// a network named `<name>-N` (the last sitting of the same campaign), else
+/// 0. Iteration `k` makes generation `first + k`, named `<name>-<first + k>`
+/// and seeded by it, so no two networks share a name and every sitting plays
+/// fresh games.
+fn first_generation(config: &LoopConfig) -> u32 {
+    config
+        .start
+        .as_ref()
+        .and_then(|start| pente_nn::store::load_info(start).ok())
+        .and_then(|info| info.id.strip_prefix(&format!("{}-", config.name))?.parse::<u32>().ok())
+        .unwrap_or(0)
 }
 
 /// The match of the final network against the first.

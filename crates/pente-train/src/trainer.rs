@@ -398,14 +398,15 @@ pub fn init_model(net: &NetConfig, id: &str, seed: u64, dir: &Path) -> Result<()
 }
 
 /// Saves the network of model directory `from` as `id` in `dir`, with
-/// `from`'s id as its parent (the first network of a run that goes on from a
-/// committed one).
+/// `from`'s id as its parent unless the id stays the same (the first network
+/// of a run that goes on from a committed one).
 ///
 /// # Errors
 /// [`TrainError::Model`] if `from` does not load or `dir` cannot be written.
 pub fn start_model(from: &Path, id: &str, dir: &Path) -> Result<(), TrainError> {
     let model_error = |e: store::StoreError| TrainError::Model(format!("{}: {e}", from.display()));
     let (model, info) = store::load(from, &pente_nn::cpu()).map_err(model_error)?;
-    let copy = ModelInfo { id: id.to_string(), parent: Some(info.id.clone()), ..info };
+    let parent = if info.id == id { info.parent.clone() } else { Some(info.id.clone()) };
+    let copy = ModelInfo { id: id.to_string(), parent, ..info };
     store::save(&model, &copy, dir).map_err(|e| TrainError::Model(e.to_string()))
 }

@@ -111,5 +111,18 @@ fn a_run_starts_from_a_model_directory() {
     let first = pente_nn::store::load_info(&state.best).unwrap();
     assert_eq!((first.id.as_str(), first.parent.as_deref()), ("ci-0", Some("committed-7")));
     assert_eq!(first.net, pente_nn::store::load_info(&committed).unwrap().net);
+
+    // The next sitting of the same campaign counts on from its network's
+    // number: the first network keeps its name, the next is `ci-8`.
+    let sitting = runs.join("sitting");
+    pente_train::init_model(&pente_nn::NetConfig::scaled(1, 8), "ci-7", 3, &sitting).unwrap();
+    config.start = Some(sitting);
+    config.runs_dir = runs.join("next");
+    config.iterations = 1;
+    let state = run_loop(&config, &Backend::default(), &mut |_| {}).unwrap();
+    let dir = config.run_dir();
+    assert!(dir.join("models/ci-7").is_dir() && state.table[0].model == "ci-7", "{:?}", state.table);
+    let arena = std::fs::read_to_string(dir.join("iter-001/arena.json")).unwrap();
+    assert!(arena.contains("ci-8@") && arena.contains("ci-7@"), "{arena}");
     std::fs::remove_dir_all(runs).unwrap();
 }
