@@ -63,6 +63,9 @@ pub fn supports(device: &Device, dtype: DType) -> bool {
 
 /// A "same" convolution (stride 1, zero padding of half the odd kernel, no
 /// bias): `x` `[n, c, h, w]`, `weight` `[o, c, k, k]`, output `[n, o, h, w]`.
+///
+/// # Panics
+/// If the kernel is not square and odd, or its input channels are not `c`.
 pub fn conv_same(x: Tensor<4>, weight: Tensor<4>) -> Tensor<4> {
     if !supports(&x.device(), x.dtype()) {
         let [_, _, k, _] = weight.dims();
