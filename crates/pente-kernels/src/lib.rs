@@ -35,8 +35,7 @@ pub use ops::{NormOutput, TrainingKernels};
 pub fn enabled() -> bool {
     match ENABLED.load(Ordering::Relaxed) {
         UNREAD => {
-            let on = std::env::var("PENTE_KERNELS").is_ok_and(|v| v != "off");
-            set_enabled(on || std::env::var_os("PENTE_KERNELS").is_none());
+            set_enabled(std::env::var_os("PENTE_KERNELS").is_none_or(|v| v.to_str().is_some_and(|v| v != "off")));
             enabled()
         }
         state => state == ON,
@@ -97,17 +96,24 @@ pub enum Then {
     AddRelu(Tensor<4>),
 }
 
+impl Then {
+    /// `x` followed by this, with burn's operations.
+    #[must_use]
+    pub fn apply(self, x: Tensor<4>) -> Tensor<4> {
+        match self {
+            Then::Nothing => x,
+            Then::Relu => relu(x),
+            Then::AddRelu(residual) => relu(x + residual),
+        }
+    }
+}
+
 /// Batch norm in training mode (the batch's own mean and biased variance
 /// per channel), followed by `then`.
 pub fn batch_norm(x: Tensor<4>, gamma: Tensor<1>, beta: Tensor<1>, epsilon: f64, then: Then) -> Normalized {
     if !supports(&x.device(), x.dtype()) {
         let result = batch_norm_train(x, gamma, beta, epsilon);
-        let output = match then {
-            Then::Nothing => result.output,
-            Then::Relu => relu(result.output),
-            Then::AddRelu(residual) => relu(result.output + residual),
-        };
-        return Normalized { output, mean: result.mean, variance: result.variance };
+        return Normalized { output: then.apply(result.output), mean: result.mean, variance: result.variance };
     }
     let (x, gamma, beta) = (x.into_dispatch(), gamma.into_dispatch(), beta.into_dispatch());
     let out = match then {

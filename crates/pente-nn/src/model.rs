@@ -95,11 +95,7 @@ impl ConvBn {
     }
 
     fn forward(&self, x: Tensor<4>, then: Then) -> Tensor<4> {
-        if trains_on_kernels(&self.norm, &x) {
-            normalize(&self.norm, conv(&self.conv, x), then)
-        } else {
-            apply(self.norm.forward(conv(&self.conv, x)), then)
-        }
+        batch_norm(&self.norm, conv(&self.conv, x), then)
     }
 }
 
@@ -113,18 +109,16 @@ fn conv(conv: &Conv2d, x: Tensor<4>) -> Tensor<4> {
     }
 }
 
-/// Whether this batch norm trains, on a device and dtype where
-/// `pente_kernels` replaces burn's convolution and batch norm.
-fn trains_on_kernels(norm: &BatchNorm, x: &Tensor<4>) -> bool {
+/// `norm` followed by `then`. A batch norm that trains, on a device and
+/// dtype where `pente_kernels` run, runs on them, with the running
+/// statistics updated as burn's `BatchNorm::forward` updates them; any
+/// other runs on burn's.
+fn batch_norm(norm: &BatchNorm, x: Tensor<4>, then: Then) -> Tensor<4> {
     let device = x.device();
-    device.is_autodiff() && norm.training.is_enabled() && pente_kernels::supports(&device, x.dtype())
-}
-
-/// Batch norm in training mode on `pente_kernels`, with the running
-/// statistics updated as burn's `BatchNorm::forward` updates them.
-fn normalize(norm: &BatchNorm, x: Tensor<4>, then: Then) -> Tensor<4> {
+    if !(device.is_autodiff() && norm.training.is_enabled() && pente_kernels::supports(&device, x.dtype())) {
+        return then.apply(norm.forward(x));
+    }
     let result = pente_kernels::batch_norm(x, norm.gamma.val(), norm.beta.val(), norm.epsilon, then);
-    let device = result.output.device();
     let update = |running: Tensor<1>, batch: Tensor<1>| {
         running
             .to_device(&device)
@@ -135,15 +129,6 @@ fn normalize(norm: &BatchNorm, x: Tensor<4>, then: Then) -> Tensor<4> {
     norm.running_mean.update(update(norm.running_mean.value_sync(), result.mean));
     norm.running_var.update(update(norm.running_var.value_sync(), result.variance));
     result.output
-}
-
-/// What follows a batch norm, with burn's operations.
-fn apply(x: Tensor<4>, then: Then) -> Tensor<4> {
-    match then {
-        Then::Nothing => x,
-        Then::Relu => relu(x),
-        Then::AddRelu(residual) => relu(x + residual),
-    }
 }
 
 /// Two 3x3 convolutions and a skip connection.
@@ -211,14 +196,9 @@ impl PoolBlock {
 
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
         let [b, _, _, _] = x.dims();
-        let kernels = trains_on_kernels(&self.regular_norm, &x);
         let y = conv(&self.first, x.clone());
-        let (regular, pooled) = (y.clone().narrow(1, 0, self.regular), y.narrow(1, self.regular, self.pooled));
-        let (regular, pooled) = if kernels {
-            (normalize(&self.regular_norm, regular, Then::Nothing), normalize(&self.pooled_norm, pooled, Then::Relu))
-        } else {
-            (self.regular_norm.forward(regular), relu(self.pooled_norm.forward(pooled)))
-        };
+        let regular = batch_norm(&self.regular_norm, y.clone().narrow(1, 0, self.regular), Then::Nothing);
+        let pooled = batch_norm(&self.pooled_norm, y.narrow(1, self.regular, self.pooled), Then::Relu);
         let bias = self.pooled_to_bias.forward(global_pool(pooled)).reshape([b, self.regular, 1, 1]);
         self.second.forward(relu(regular + bias), Then::AddRelu(x))
     }

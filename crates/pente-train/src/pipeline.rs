@@ -339,9 +339,7 @@ fn cached_match(
     backend: &Backend,
     report: &mut dyn FnMut(LoopEvent<'_>),
 ) -> Result<MatchResult, TrainError> {
-    if let Ok(text) = std::fs::read_to_string(path)
-        && let Ok(result) = serde_json::from_str::<MatchResult>(&text)
-    {
+    if let Some(result) = read_match(path) {
         report(LoopEvent::Match(&result));
         return Ok(result);
     }
@@ -523,16 +521,19 @@ pub fn run_loop(
 #[must_use]
 pub fn final_matches(config: &LoopConfig, state: &LoopState) -> Vec<MatchResult> {
     let (dir, last) = (config.run_dir(), state.iteration);
-    let read = |path: PathBuf| {
-        std::fs::read_to_string(path).ok().and_then(|text| serde_json::from_str::<MatchResult>(&text).ok())
-    };
-    let mut matches: Vec<MatchResult> = read(final_path(&dir, last)).into_iter().collect();
+    let mut matches: Vec<MatchResult> = read_match(&final_path(&dir, last)).into_iter().collect();
     if !matches.is_empty() {
         for baseline in &config.arena.baselines {
-            matches.extend(read(baseline_path(&dir, baseline, last)).map(|m| m.flipped()));
+            matches.extend(read_match(&baseline_path(&dir, baseline, last)).map(|m| m.flipped()));
         }
     }
     matches
+}
+
+/// A match result saved by [`cached_match`]; `None` if there is none (or
+/// it is unreadable, and so is played again).
+fn read_match(path: &Path) -> Option<MatchResult> {
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
 }
 
 /// The generation of the run's first network: `N` when the run starts from
