@@ -370,11 +370,12 @@ const SERIES: [RGBColor; 6] = [
 
 type Series<'a> = (&'a str, Vec<(f64, f64, Option<(f64, f64)>)>);
 
-/// One chart of `series` (name, points with optional error bars) over iterations.
+/// One chart of `series` (name, points with optional error bars), the x
+/// axis named `x_label`.
 fn draw_chart(
     area: &Area<'_>,
     caption: &str,
-    y_label: &str,
+    (x_label, y_label): (&str, &str),
     x_range: std::ops::Range<f64>,
     series: &[Series<'_>],
 ) -> Result<(), PlotError> {
@@ -391,7 +392,7 @@ fn draw_chart(
         .map_err(e)?;
     chart
         .configure_mesh()
-        .x_desc("iteration")
+        .x_desc(x_label)
         .x_label_formatter(&|x| if x.fract() == 0.0 { format!("{x:.0}") } else { format!("{x:.1}") })
         .y_desc(y_label)
         .label_style((FONT, 12))
@@ -428,7 +429,8 @@ fn draw_chart(
 
 /// Draws a run's curves, stacked: policy loss, value loss (the mean of
 /// each iteration's logged steps) and, if there are ratings, Elo with its
-/// interval per model; writes the PNG to `path`.
+/// interval per model, by CPU-hour where every rating records one (else by
+/// iteration); writes the PNG to `path`.
 ///
 /// # Errors
 /// No losses to draw, or the picture cannot be drawn or written.
@@ -442,11 +444,14 @@ pub fn write_training_curves(
         return Err(PlotError("no losses or ratings to draw".into()));
     }
     let iterations = losses.iter().map(|l| l.iteration).chain(elo.iter().map(|r| r.iteration));
-    let (first, last) = iterations.fold((u64::MAX, 0), |(lo, hi), i| (lo.min(i), hi.max(i)));
-    let x_range = if first == last { (first as f64 - 1.0)..(last as f64 + 1.0) } else { (first as f64)..(last as f64) };
+    let x_range = span(iterations.map(|i| i as f64));
+    let by_hours = elo.iter().all(|r| r.cpu_hours.is_some_and(f64::is_finite));
+    let elo_x = |r: &EloRow| if by_hours { r.cpu_hours.unwrap_or(0.0) } else { r.iteration as f64 };
+    let elo_range = span(elo.iter().map(elo_x));
     // A model rated at several iterations (a fixed reference such as the
-    // heuristic player) gets a line of its own; models rated once (each
-    // iteration's new network) share one line.
+    // heuristic player) gets a line of its own; models rated once share one
+    // line: each iteration's new network, rated by the gates, or the final
+    // network of a run, rated against its first.
     let mut repeated: Vec<&str> = Vec::new();
     for row in elo {
         let name = row.model.as_str();
@@ -468,13 +473,19 @@ pub fn write_training_curves(
                 draw_chart(
                     area,
                     "Policy loss (mean per iteration)",
-                    "cross-entropy",
+                    ("iteration", "cross-entropy"),
                     x_range.clone(),
                     &[("", policy)],
                 )?;
             }
             if let Some(area) = areas.next() {
-                draw_chart(area, "Value loss (mean per iteration)", "cross-entropy", x_range.clone(), &[("", value)])?;
+                draw_chart(
+                    area,
+                    "Value loss (mean per iteration)",
+                    ("iteration", "cross-entropy"),
+                    x_range.clone(),
+                    &[("", value)],
+                )?;
             }
         }
         if !elo.is_empty() {
@@ -484,24 +495,48 @@ pub fn write_training_curves(
                     .filter(|r| keep(r) && r.elo.is_finite())
                     .map(|r| {
                         let bar = r.elo_low.zip(r.elo_high).filter(|(lo, hi)| lo.is_finite() && hi.is_finite());
-                        (r.iteration as f64, r.elo, bar)
+                        (elo_x(r), r.elo, bar)
                     })
                     .collect();
                 points.sort_by(|a, b| a.0.total_cmp(&b.0));
                 points
             };
-            let once = points(&|r: &EloRow| !repeated.contains(&r.model.as_str()));
+            let is_final = |r: &EloRow| r.model.ends_with(" (final)");
+            let once = points(&|r: &EloRow| !repeated.contains(&r.model.as_str()) && !is_final(r));
+            let finals = points(&|r: &EloRow| !repeated.contains(&r.model.as_str()) && is_final(r));
             let mut series: Vec<Series<'_>> = Vec::new();
+            let named = !repeated.is_empty() || !finals.is_empty();
             if !once.is_empty() {
-                series.push((if repeated.is_empty() { "" } else { "models by iteration" }, once));
+                series.push((if named { "the networks, by their gates" } else { "" }, once));
+            }
+            if !finals.is_empty() {
+                series.push(("final networks, against the first of their run", finals));
             }
             for &model in &repeated {
                 series.push((model, points(&|r: &EloRow| r.model == model)));
             }
             if let Some(area) = areas.next() {
-                draw_chart(area, "Elo by iteration (bars: interval)", "Elo", x_range.clone(), &series)?;
+                let (title, x_label) = if by_hours {
+                    ("Elo by CPU-hour (bars: interval)", "CPU-hours")
+                } else {
+                    ("Elo by iteration (bars: interval)", "iteration")
+                };
+                draw_chart(area, title, (x_label, "Elo"), elo_range.clone(), &series)?;
             }
         }
         Ok(())
     })
+}
+
+/// The range from the least to the greatest of `xs`, one unit either side
+/// if they are all equal (or there are none).
+fn span(xs: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    if lo.is_finite() && hi > lo {
+        lo..hi
+    } else if lo.is_finite() {
+        (lo - 1.0)..(lo + 1.0)
+    } else {
+        0.0..1.0
+    }
 }

@@ -16,7 +16,7 @@ use crate::input::InputError;
 pub const METRICS_HEADER: &str = "iteration,step,samples,policy_loss,value_loss,learning_rate,samples_per_second";
 
 /// The header the trainer writes to `elo.csv`: one row per rated model.
-pub const ELO_HEADER: &str = "iteration,model,elo,elo_low,elo_high,games";
+pub const ELO_HEADER: &str = "iteration,model,elo,elo_low,elo_high,games,cpu_hours";
 
 /// One row of `metrics.csv`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -52,6 +52,9 @@ pub struct EloRow {
     pub elo_high: Option<f64>,
     /// Games the rating rests on.
     pub games: Option<u64>,
+    /// CPU-hours spent making the rated network (for a fixed baseline: the
+    /// network it was rated against).
+    pub cpu_hours: Option<f64>,
 }
 
 /// The mean losses of one iteration.

@@ -83,6 +83,29 @@ fn training_curves_from_the_example_run() {
     assert!(write_training_curves(&[], &[], "nothing", &path).is_err());
 }
 
+/// Runs before the loop measured CPU time have no `cpu_hours`; a campaign's
+/// table has it on every row and is drawn by CPU-hour.
+#[test]
+fn ratings_by_cpu_hour() {
+    let old = read_elo(&workspace("data/sample-run/elo.csv")).unwrap();
+    assert!(old.iter().all(|r| r.cpu_hours.is_none()));
+    let path = scratch("elo-hours.csv");
+    fs::write(
+        &path,
+        "iteration,model,elo,elo_low,elo_high,games,cpu_hours\n\
+         0,c-0,0.0,0.0,0.0,0,5.6\n\
+         0,heuristic@64,-436.4,-759.1,-292.5,40,5.6\n\
+         1,c-1,214.8,104.2,390.4,40,6.6\n\
+         1,c-1 (final),127.0,20.8,263.6,40,6.6\n",
+    )
+    .unwrap();
+    let elo = read_elo(&path).unwrap();
+    assert_eq!(elo.iter().map(|r| r.cpu_hours.unwrap()).collect::<Vec<_>>(), [5.6, 5.6, 6.6, 6.6]);
+    let picture = scratch("elo-hours.png");
+    write_training_curves(&[], &elo, "campaign", &picture).unwrap();
+    assert_eq!(png_size(&picture), (1000, 40 + 300));
+}
+
 #[test]
 fn bad_training_files_name_the_line() {
     let path = scratch("metrics.csv");

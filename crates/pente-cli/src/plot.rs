@@ -20,8 +20,8 @@ pub enum PlotCommand {
     /// Black's reply to the centre stone, and White's (restricted) third
     /// move after the most played reply.
     Heatmap(HeatmapArgs),
-    /// Loss and Elo by iteration from a training run directory
-    /// (runs/<name>/metrics.csv and elo.csv).
+    /// Loss by iteration and Elo by CPU-hour (or iteration) from a training
+    /// run directory (runs/<name>/metrics.csv and elo.csv).
     Training(TrainingArgs),
 }
 
@@ -58,9 +58,11 @@ pub struct HeatmapArgs {
 /// Arguments of `pente plot training`.
 #[derive(Debug, clap::Args)]
 pub struct TrainingArgs {
-    /// The run directory, holding metrics.csv (iteration,step,samples,
-    /// policy_loss,value_loss,learning_rate,samples_per_second) and, if the
-    /// run rated its models, elo.csv (iteration,model,elo,elo_low,elo_high,games).
+    /// The run directory (or a campaign's model directory), holding
+    /// metrics.csv (iteration,step,samples,policy_loss,value_loss,
+    /// learning_rate,samples_per_second) and, if the run rated its models,
+    /// elo.csv (iteration,model,elo,elo_low,elo_high,games,cpu_hours). Elo
+    /// is drawn by CPU-hour where every row has cpu_hours, else by iteration.
     #[arg(value_name = "RUN_DIR")]
     pub run: PathBuf,
     /// The PNG to write.

@@ -38,13 +38,38 @@ pub struct ModelInfo {
     /// Training samples seen so far.
     #[serde(default)]
     pub samples_trained: u64,
+    /// CPU-hours spent making it: the self-play, training and arenas of the
+    /// loop runs that led to it, its ancestors' included (0: not recorded).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cpu_hours: f64,
+    /// Its Elo on the loop's chain of gates, the first network of its
+    /// campaign being 0; `start` carries it from one sitting to the next.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elo: Option<f64>,
+    /// Loop iterations spent on its lineage, kept or not: a loop run that
+    /// starts from it names and seeds its networks after them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub iterations: u32,
+}
+
+fn is_zero<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 impl ModelInfo {
     /// Info of a new network with no training yet.
     #[must_use]
     pub fn new(id: impl Into<String>, net: NetConfig) -> ModelInfo {
-        ModelInfo { id: id.into(), features_version: FEATURES_VERSION, net, parent: None, samples_trained: 0 }
+        ModelInfo {
+            id: id.into(),
+            features_version: FEATURES_VERSION,
+            net,
+            parent: None,
+            samples_trained: 0,
+            cpu_hours: 0.0,
+            elo: None,
+            iterations: 0,
+        }
     }
 }
 
@@ -110,6 +135,15 @@ pub fn save(model: &PenteNet, info: &ModelInfo, dir: &Path) -> Result<(), StoreE
     std::fs::rename(&tmp, &exported).map_err(io(&exported))?;
 
     write_atomic(&dir.join(ONNX_FILE), &crate::onnx::to_onnx(model, info))?;
+    save_info(info, dir)
+}
+
+/// Rewrites `model.json` of the model in `dir` (atomically), leaving the
+/// weights as they are: for facts learnt after saving, such as its Elo.
+///
+/// # Errors
+/// [`StoreError`] if the file cannot be written.
+pub fn save_info(info: &ModelInfo, dir: &Path) -> Result<(), StoreError> {
     let json = serde_json::to_string_pretty(info).expect("model info serializes");
     write_atomic(&dir.join(INFO_FILE), (json + "\n").as_bytes())
 }

@@ -7,8 +7,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use cpu_time::ProcessTime;
+
 use pente_external::TextPenteConfig;
 use pente_nn::NetConfig;
+use pente_nn::store::ModelInfo;
 use pente_ort::Backend;
 use pente_selfplay::{ModelSource, Progress, SelfPlayConfig};
 use serde::{Deserialize, Serialize};
@@ -36,6 +39,11 @@ pub struct LoopConfig {
     /// run then goes on from it with fresh self-play.
     #[serde(default)]
     pub start: Option<PathBuf>,
+    /// A model directory the run's best network is copied into when the run
+    /// ends, with its records: for a campaign, where the next sitting
+    /// `start`s from. Its `elo.csv` and `timings.csv` gather every sitting.
+    #[serde(default)]
+    pub export: Option<PathBuf>,
     /// Who plays self-play until a first network is promoted: `heuristic`
     /// (a teacher, so the first samples carry tactics) or, when unset, the
     /// random first network itself (pure self-play from zero).
@@ -122,8 +130,11 @@ pub struct LoopState {
     pub iteration: u32,
     /// The best network so far (a directory under `models/`).
     pub best: PathBuf,
-    /// Its Elo (the first network is 0).
+    /// Its Elo (the first network is 0, or the Elo of the `start` network).
     pub best_elo: f64,
+    /// CPU-hours spent so far, the `start` network's included.
+    #[serde(default)]
+    pub cpu_hours: f64,
     /// Every rated player.
     pub table: Vec<EloEntry>,
 }
@@ -143,6 +154,10 @@ pub struct EloEntry {
     pub elo_high: f64,
     /// Games it was rated from.
     pub games: u32,
+    /// CPU-hours spent making the rated network (for a baseline: the
+    /// network it was rated against), the `start` network's included.
+    #[serde(default)]
+    pub cpu_hours: f64,
 }
 
 /// What the loop reports as it goes.
@@ -186,6 +201,8 @@ pub struct StageTimes {
     pub train_s: f64,
     /// Arena (candidate against the best) seconds.
     pub arena_s: f64,
+    /// CPU seconds of the three stages, every thread of this process.
+    pub cpu_s: f64,
 }
 
 impl StageTimes {
@@ -302,26 +319,53 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), TrainError> {
     Ok(pente_selfplay::write_atomically(path, text)?)
 }
 
+/// The header of `elo.csv`, one row per [`EloEntry`].
+const ELO_HEADER: &str = "iteration,model,elo,elo_low,elo_high,games,cpu_hours";
+
+/// CPU time of this process, read in slices: each [`take`](Self::take)
+/// returns the hours since the last. Where the clock cannot be read, it
+/// counts nothing.
+struct CpuMeter(Option<ProcessTime>);
+
+impl CpuMeter {
+    fn start() -> CpuMeter {
+        CpuMeter(ProcessTime::try_now().ok())
+    }
+
+    fn take(&mut self) -> f64 {
+        let now = ProcessTime::try_now().ok();
+        let spent = self.0.zip(now).map_or(0.0, |(then, now)| now.duration_since(then).as_secs_f64());
+        self.0 = now;
+        spent / 3600.0
+    }
+}
+
 fn save_state(dir: &Path, state: &LoopState) -> Result<(), TrainError> {
     write_atomically(&dir.join("loop.json"), &serde_json::to_string_pretty(state).expect("state serializes"))?;
-    let mut csv = String::from("iteration,model,elo,elo_low,elo_high,games\n");
+    let mut csv = String::from(ELO_HEADER);
+    csv.push('\n');
     for e in &state.table {
         csv.push_str(&format!(
-            "{},{},{:.1},{:.1},{:.1},{}\n",
-            e.iteration, e.model, e.elo, e.elo_low, e.elo_high, e.games
+            "{},{},{:.1},{:.1},{:.1},{},{:.3}\n",
+            e.iteration, e.model, e.elo, e.elo_low, e.elo_high, e.games, e.cpu_hours
         ));
     }
     write_atomically(&dir.join("elo.csv"), &csv)
 }
+
+/// The files of a model directory.
+const MODEL_FILES: [&str; 4] = {
+    use pente_nn::store::{INFO_FILE, ONNX_FILE, SAFETENSORS_FILE, WEIGHTS_FILE};
+    [WEIGHTS_FILE, INFO_FILE, SAFETENSORS_FILE, ONNX_FILE]
+};
 
 /// Copies the model files of `from` into `to` (through a temporary directory).
 fn copy_model(from: &Path, to: &Path) -> Result<(), TrainError> {
     let tmp = to.with_extension("tmp");
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(io_error(&tmp))?;
-    use pente_nn::store::{INFO_FILE, ONNX_FILE, SAFETENSORS_FILE, WEIGHTS_FILE};
-    for file in [WEIGHTS_FILE, INFO_FILE, SAFETENSORS_FILE, ONNX_FILE] {
-        if file == ONNX_FILE && !from.join(file).is_file() {
+    for file in MODEL_FILES {
+        if file == pente_nn::store::ONNX_FILE && !from.join(file).is_file() {
             continue; // saved before model.onnx existed: the rest is the model
         }
         std::fs::copy(from.join(file), tmp.join(file)).map_err(io_error(&from.join(file)))?;
@@ -385,9 +429,10 @@ pub fn run_loop(
         }
         Err(_) => LoopState::default(),
     };
+    let mut cpu = CpuMeter::start();
     let arena_spec = |path: &Path| PlayerSpec::model(path, config.arena.visits);
-    let first = first_generation(config);
-    let network_id = |k: u32| format!("{}-{}", config.name, first + k);
+    let (initial_id, first) = first_generation(config);
+    let network_id = |k: u32| if k == 0 { initial_id.clone() } else { format!("{}-{}", config.name, first + k) };
     let initial = models.join(network_id(0));
 
     if state.iteration == 0 && state.table.is_empty() {
@@ -400,16 +445,24 @@ pub fn run_loop(
                 (None, None) => return Err(TrainError::Config("neither [net] nor start".into())),
             }
         }
+        // A start network brings its Elo and CPU-hours, so that the
+        // campaign's curve goes on where the last sitting left it.
+        let info = load_info(&initial)?;
         state.best.clone_from(&initial);
+        state.best_elo = info.elo.unwrap_or(0.0);
+        state.cpu_hours = info.cpu_hours;
         state.table.push(EloEntry {
             iteration: 0,
             model: network_id(0),
-            elo: 0.0,
-            elo_low: 0.0,
-            elo_high: 0.0,
+            elo: state.best_elo,
+            elo_low: state.best_elo,
+            elo_high: state.best_elo,
             games: 0,
+            cpu_hours: state.cpu_hours,
         });
-        rate_baselines(&run, 0, &initial, 0.0, &mut state, report)?;
+        let (elo, hours) = (state.best_elo, state.cpu_hours);
+        rate_baselines(&run, 0, &initial, (elo, hours), &mut state, report)?;
+        state.cpu_hours += cpu.take();
         save_state(&dir, &state)?;
     }
 
@@ -417,6 +470,7 @@ pub fn run_loop(
         let k = state.iteration + 1;
         let iter_dir = dir.join(format!("iter-{k:03}"));
         let id = network_id(k);
+        state.cpu_hours += cpu.take();
 
         let source = match (&config.bootstrap, state.best == initial) {
             (Some(teacher), true) => ModelSource::parse(teacher),
@@ -461,19 +515,31 @@ pub fn run_loop(
             backend,
             report,
         )?;
+        let spent = cpu.take();
+        state.cpu_hours += spent;
+        times.cpu_s = spent * 3600.0;
         if result.score >= config.arena.promote_score {
             let promoted = models.join(&id);
             copy_model(&candidate, &promoted)?;
-            state.best = promoted;
-            state.best_elo += result.elo.diff;
+            let elo = state.best_elo + result.elo.diff;
+            let info = ModelInfo {
+                elo: Some(elo),
+                cpu_hours: state.cpu_hours,
+                iterations: first + k,
+                ..load_info(&promoted)?
+            };
+            pente_nn::store::save_info(&info, &promoted).map_err(|e| TrainError::Model(e.to_string()))?;
             state.table.push(EloEntry {
                 iteration: k,
                 model: id,
-                elo: state.best_elo,
-                elo_low: state.best_elo - result.elo.diff + result.elo.low,
-                elo_high: state.best_elo - result.elo.diff + result.elo.high,
+                elo,
+                elo_low: state.best_elo + result.elo.low,
+                elo_high: state.best_elo + result.elo.high,
                 games: result.wins + result.losses + result.draws,
+                cpu_hours: state.cpu_hours,
             });
+            state.best = promoted;
+            state.best_elo = elo;
         }
         times.arena_s = clock.elapsed().as_secs_f64();
         append_timing(&dir.join("timings.csv"), &times)?;
@@ -500,19 +566,95 @@ pub fn run_loop(
             report,
         )?;
         let name = state.best.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let first_elo = state.table.first().map_or(0.0, |e| e.elo);
+        let best_hours = load_info(&state.best)?.cpu_hours;
         state.table.push(EloEntry {
             iteration: last,
             model: format!("{name} (final)"),
-            elo: result.elo.diff,
-            elo_low: result.elo.low,
-            elo_high: result.elo.high,
+            elo: first_elo + result.elo.diff,
+            elo_low: first_elo + result.elo.low,
+            elo_high: first_elo + result.elo.high,
             games: result.wins + result.losses + result.draws,
+            cpu_hours: best_hours,
         });
         let best = state.best.clone();
-        rate_baselines(&run, last, &best, state.best_elo, &mut state, report)?;
+        rate_baselines(&run, last, &best, (state.best_elo, best_hours), &mut state, report)?;
+        state.cpu_hours += cpu.take();
         save_state(&dir, &state)?;
     }
+    if let Some(to) = &config.export {
+        report(LoopEvent::Stage {
+            iteration: last,
+            stage: "export",
+            detail: format!("{} to {}", state.best.display(), to.display()),
+        });
+        export_best(&dir, &state, first + last, to)?;
+    }
     Ok(state)
+}
+
+/// Copies the best network of the run in `dir` into `to` with the run's
+/// records: its config, training curve and matches replace those of the
+/// last run there; its Elo table and stage times are appended to what
+/// earlier runs left (rows already there are not repeated, so exporting
+/// twice changes nothing). The network's `cpu_hours` and `iterations` become
+/// the run's totals (`generation`: the last iteration's), so that a run
+/// starting from it counts on from everything spent.
+fn export_best(dir: &Path, state: &LoopState, generation: u32, to: &Path) -> Result<(), TrainError> {
+    if to.canonicalize().ok() != state.best.canonicalize().ok() {
+        // File by file, leaving the rest of `to` (its history, a README):
+        // every file goes under a temporary name first, then all are renamed.
+        std::fs::create_dir_all(to).map_err(io_error(to))?;
+        let files: Vec<&str> = MODEL_FILES.into_iter().filter(|file| state.best.join(file).is_file()).collect();
+        for file in &files {
+            std::fs::copy(state.best.join(file), to.join(format!("{file}.tmp"))).map_err(io_error(&to.join(file)))?;
+        }
+        for file in &files {
+            std::fs::rename(to.join(format!("{file}.tmp")), to.join(file)).map_err(io_error(&to.join(file)))?;
+        }
+    }
+    let info =
+        ModelInfo { cpu_hours: state.cpu_hours, elo: Some(state.best_elo), iterations: generation, ..load_info(to)? };
+    pente_nn::store::save_info(&info, to).map_err(|e| TrainError::Model(e.to_string()))?;
+    for file in ["loop.toml", crate::trainer::METRICS_FILE] {
+        if let Ok(text) = std::fs::read_to_string(dir.join(file)) {
+            write_atomically(&to.join(file), &text)?;
+        }
+    }
+    for file in ["elo.csv", "timings.csv"] {
+        let Ok(ours) = std::fs::read_to_string(dir.join(file)) else { continue };
+        let theirs = std::fs::read_to_string(to.join(file)).unwrap_or_default();
+        let mut text =
+            if theirs.is_empty() { format!("{}\n", ours.lines().next().unwrap_or_default()) } else { theirs };
+        let rows: std::collections::HashSet<String> = text.lines().map(str::to_string).collect();
+        let rated: std::collections::HashSet<&str> = rows.iter().filter_map(|row| row.split(',').nth(1)).collect();
+        for (i, row) in ours.lines().skip(1).enumerate() {
+            // A run's first row rates its start network, which the run that
+            // exported it has rated already.
+            let start_again = file == "elo.csv" && i == 0 && row.split(',').nth(1).is_some_and(|m| rated.contains(m));
+            if !rows.contains(row) && !start_again {
+                text.push_str(row);
+                text.push('\n');
+            }
+        }
+        write_atomically(&to.join(file), &text)?;
+    }
+    let matches = to.join("arena");
+    let _ = std::fs::remove_dir_all(&matches);
+    std::fs::create_dir_all(&matches).map_err(io_error(&matches))?;
+    for entry in std::fs::read_dir(dir).map_err(io_error(dir))?.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if name.ends_with(".json") && name != "loop.json" {
+            std::fs::copy(entry.path(), matches.join(&name)).map_err(io_error(&entry.path()))?;
+        }
+    }
+    for k in 1..=state.iteration {
+        let gate = dir.join(format!("iter-{k:03}")).join("arena.json");
+        if gate.is_file() {
+            std::fs::copy(&gate, matches.join(format!("gate-{k:03}.json"))).map_err(io_error(&gate))?;
+        }
+    }
+    Ok(())
 }
 
 /// The matches that end a finished run, from the final network's side:
@@ -536,18 +678,24 @@ fn read_match(path: &Path) -> Option<MatchResult> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
 }
 
-/// The generation of the run's first network: `N` when the run starts from
-/// a network named `<name>-N` (the last sitting of the same campaign), else
-/// 0. Iteration `k` makes generation `first + k`, named `<name>-<first + k>`
-/// and seeded by it, so no two networks share a name and every sitting plays
-/// fresh games.
-fn first_generation(config: &LoopConfig) -> u32 {
-    config
-        .start
-        .as_ref()
-        .and_then(|start| pente_nn::store::load_info(start).ok())
-        .and_then(|info| info.id.strip_prefix(&format!("{}-", config.name))?.parse::<u32>().ok())
-        .unwrap_or(0)
+/// The name of the run's first network and the generation the run counts
+/// on from. A run that starts from a network named `<name>-N` (the last
+/// sitting of the same campaign) keeps that name and counts on from N, or
+/// from the iterations its lineage has spent, if more (a sitting that
+/// promoted nothing); else its first network is `<name>-0`. Iteration `k`
+/// makes generation `first + k`, named `<name>-<first + k>` and seeded by
+/// it, so no two networks share a name and every sitting plays fresh games.
+fn first_generation(config: &LoopConfig) -> (String, u32) {
+    let ours = |info: &ModelInfo| info.id.strip_prefix(&format!("{}-", config.name))?.parse::<u32>().ok();
+    match config.start.as_ref().and_then(|start| pente_nn::store::load_info(start).ok()) {
+        Some(info) if let Some(n) = ours(&info) => (info.id.clone(), n.max(info.iterations)),
+        _ => (format!("{}-0", config.name), 0),
+    }
+}
+
+/// The stored info of the model in `dir`.
+fn load_info(dir: &Path) -> Result<ModelInfo, TrainError> {
+    pente_nn::store::load_info(dir).map_err(|e| TrainError::Model(e.to_string()))
 }
 
 /// The match of the final network against the first.
@@ -571,12 +719,13 @@ fn baseline_spec(name: &str, visits: u32) -> Result<PlayerSpec, String> {
     }
 }
 
-/// Rates each baseline by a match against `model` (rated `model_elo`).
+/// Rates each baseline by a match against `model`, rated `model_elo` and
+/// made in `model_hours` CPU-hours.
 fn rate_baselines(
     run: &Run<'_>,
     iteration: u32,
     model: &Path,
-    model_elo: f64,
+    (model_elo, model_hours): (f64, f64),
     state: &mut LoopState,
     report: &mut dyn FnMut(LoopEvent<'_>),
 ) -> Result<(), TrainError> {
@@ -602,6 +751,7 @@ fn rate_baselines(
             elo_low: model_elo + result.elo.low,
             elo_high: model_elo + result.elo.high,
             games: result.wins + result.losses + result.draws,
+            cpu_hours: model_hours,
         });
     }
     Ok(())
@@ -613,9 +763,12 @@ fn append_timing(path: &Path, times: &StageTimes) -> Result<(), TrainError> {
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io_error(path))?;
     let mut row = String::new();
     if file.metadata().map_err(io_error(path))?.len() == 0 {
-        row.push_str("iteration,selfplay_s,train_s,arena_s\n");
+        row.push_str("iteration,selfplay_s,train_s,arena_s,cpu_s\n");
     }
-    row.push_str(&format!("{},{:.2},{:.2},{:.2}\n", times.iteration, times.selfplay_s, times.train_s, times.arena_s));
+    row.push_str(&format!(
+        "{},{:.2},{:.2},{:.2},{:.1}\n",
+        times.iteration, times.selfplay_s, times.train_s, times.arena_s, times.cpu_s
+    ));
     file.write_all(row.as_bytes()).map_err(io_error(path))
 }
 

@@ -183,6 +183,7 @@ pub fn train(
         serde_json::from_str(&text).map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))?
     } else {
         info.parent = Some(info.id.clone());
+        info.elo = None; // the parent's rating; the loop rates the child
         TrainerState { step: 0, samples: 0 }
     };
     info.id = id.to_string();

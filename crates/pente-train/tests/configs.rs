@@ -66,12 +66,12 @@ fn the_ci_loop_runs_and_resumes() {
     assert_eq!(games.lines().count(), 11, "header and the teacher iteration's 10 games");
     let timings = std::fs::read_to_string(dir.join("timings.csv")).unwrap();
     let rows: Vec<&str> = timings.lines().collect();
-    assert_eq!(rows[0], "iteration,selfplay_s,train_s,arena_s");
+    assert_eq!(rows[0], "iteration,selfplay_s,train_s,arena_s,cpu_s");
     assert_eq!(rows.len(), 2, "{timings}");
     let seconds: Vec<f64> = rows[1].split(',').skip(1).map(|s| s.parse().unwrap()).collect();
     assert!(rows[1].starts_with("1,") && seconds.iter().all(|&s| s > 0.0), "{timings}");
     let elo = std::fs::read_to_string(dir.join("elo.csv")).unwrap();
-    assert!(elo.starts_with("iteration,model,elo,elo_low,elo_high,games\n"));
+    assert!(elo.starts_with("iteration,model,elo,elo_low,elo_high,games,cpu_hours\n"));
     assert!(elo.contains("ci-0") && elo.contains("uniform@8"));
     // Run again: everything is done, nothing is redone.
     let mut again = Vec::new();
@@ -113,16 +113,60 @@ fn a_run_starts_from_a_model_directory() {
     assert_eq!(first.net, pente_nn::store::load_info(&committed).unwrap().net);
 
     // The next sitting of the same campaign counts on from its network's
-    // number: the first network keeps its name, the next is `ci-8`.
+    // number: the first network keeps its name, the next is `ci-8`; its
+    // Elo and CPU-hours go on from the committed network's.
     let sitting = runs.join("sitting");
     pente_train::init_model(&pente_nn::NetConfig::scaled(1, 8), "ci-7", 3, &sitting).unwrap();
+    let info = pente_nn::store::load_info(&sitting).unwrap();
+    let info = pente_nn::store::ModelInfo { elo: Some(150.0), cpu_hours: 2.5, ..info };
+    pente_nn::store::save_info(&info, &sitting).unwrap();
     config.start = Some(sitting);
     config.runs_dir = runs.join("next");
     config.iterations = 1;
+    let exported = runs.join("exported");
+    config.export = Some(exported.clone());
     let state = run_loop(&config, &Backend::default(), &mut |_| {}).unwrap();
     let dir = config.run_dir();
     assert!(dir.join("models/ci-7").is_dir() && state.table[0].model == "ci-7", "{:?}", state.table);
     let arena = std::fs::read_to_string(dir.join("iter-001/arena.json")).unwrap();
     assert!(arena.contains("ci-8@") && arena.contains("ci-7@"), "{arena}");
+    assert_eq!((state.table[0].elo, state.table[0].cpu_hours), (150.0, 2.5));
+    assert!(state.cpu_hours > 2.5 && state.table.iter().all(|e| e.cpu_hours >= 2.5), "{:?}", state.table);
+    let best = pente_nn::store::load_info(&state.best).unwrap();
+    if best.id == "ci-8" {
+        assert_eq!(best.elo, Some(state.best_elo));
+        assert!(best.cpu_hours > 2.5 && best.cpu_hours <= state.cpu_hours, "{best:?}");
+    } else {
+        assert_eq!(state.best_elo, 150.0, "not promoted: the best is still the start");
+    }
+
+    // The export holds the best network, with the run's total CPU-hours,
+    // and the run's records; exporting again repeats no row.
+    let info = pente_nn::store::load_info(&exported).unwrap();
+    assert_eq!((info.id.as_str(), info.elo, info.cpu_hours), (best.id.as_str(), Some(state.best_elo), state.cpu_hours));
+    let elo = std::fs::read_to_string(exported.join("elo.csv")).unwrap();
+    assert_eq!(elo, std::fs::read_to_string(dir.join("elo.csv")).unwrap());
+    for file in ["timings.csv", "metrics.csv", "loop.toml", "arena/gate-001.json"] {
+        assert!(exported.join(file).is_file(), "{file}");
+    }
+    run_loop(&config, &Backend::default(), &mut |_| {}).unwrap();
+    assert_eq!(std::fs::read_to_string(exported.join("elo.csv")).unwrap(), elo);
+    assert_eq!(std::fs::read_to_string(exported.join("timings.csv")).unwrap().lines().count(), 2);
+
+    // The next sitting goes on from the export and adds its rows to it, all
+    // but the one rating its start network again.
+    std::fs::write(exported.join("README.md"), "kept").unwrap();
+    config.start = Some(exported.clone());
+    config.runs_dir = runs.join("third");
+    let third = run_loop(&config, &Backend::default(), &mut |_| {}).unwrap();
+    let rows = std::fs::read_to_string(exported.join("elo.csv")).unwrap().lines().count();
+    assert_eq!(rows, elo.lines().count() + third.table.len() - 1, "{:?}", third.table);
+    assert!(third.table[0].cpu_hours == state.cpu_hours && third.cpu_hours > state.cpu_hours);
+    assert_eq!(std::fs::read_to_string(exported.join("README.md")).unwrap(), "kept");
+    // Its network is generation 9 even where the last sitting promoted none.
+    assert_eq!(info.iterations, 8);
+    let arena = std::fs::read_to_string(config.run_dir().join("iter-001/arena.json")).unwrap();
+    assert!(arena.contains("ci-9@"), "{arena}");
+    assert_eq!(std::fs::read_to_string(exported.join("timings.csv")).unwrap().lines().count(), 3);
     std::fs::remove_dir_all(runs).unwrap();
 }
