@@ -13,13 +13,18 @@ use crate::player::BackendArgs;
 /// Arguments of `pente arena`.
 #[derive(Debug, Args)]
 pub struct ArenaArgs {
-    /// Player A: `heuristic`, `uniform` or a model directory, with `@visits` (default 64)
-    /// and `+nosolver` to search without the threat solver, or `pente-text:LEVEL` (Debian's `pente -text`, levels 1-9, 19x19 Pente, no random openings).
+    /// Player A: `heuristic`, `uniform` or a model directory, with `@visits` (default 64,
+    /// or --level), `@1.5s` (a time per move) or `@levelN` (a strength level, 1-8), and
+    /// `+nosolver` to search without the threat solver; or `pente-text:LEVEL` (Debian's
+    /// `pente -text`, levels 1-9, 19x19 Pente, no random openings).
     #[arg(long)]
     a: String,
     /// Player B, as for --a.
     #[arg(long)]
     b: String,
+    /// The strength level (1-8) of each of --a and --b given without a budget of its own.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=i64::from(pente_search::level::LEVELS)))]
+    level: Option<u8>,
     /// Games (rounded up to pairs with colours swapped).
     #[arg(long, default_value_t = 20)]
     games: u32,
@@ -48,8 +53,8 @@ pub struct ArenaArgs {
 /// Runs `pente arena`.
 pub fn run(args: &ArenaArgs) -> anyhow::Result<ExitCode> {
     let rules = crate::rules(args.variant, args.size)?;
-    let a = PlayerSpec::parse(&args.a).map_err(|e| anyhow::anyhow!("--a: {e}"))?;
-    let b = PlayerSpec::parse(&args.b).map_err(|e| anyhow::anyhow!("--b: {e}"))?;
+    let a = PlayerSpec::parse_at(&args.a, args.level).map_err(|e| anyhow::anyhow!("--a: {e}"))?;
+    let b = PlayerSpec::parse_at(&args.b, args.level).map_err(|e| anyhow::anyhow!("--b: {e}"))?;
     let networks = [&a, &b].iter().any(|spec| matches!(spec.kind, PlayerKind::Model(_)));
     let backend = if networks { args.backend.choose()? } else { pente_ort::Backend::default() };
     let (a, b) = (a.load(&backend)?, b.load(&backend)?);

@@ -2,7 +2,8 @@
 //! the spirit of KataGo's analysis engine.
 //!
 //! Request: `{"id": "a", "variant": "pente", "size": 19, "moves": ["K10", "L9"], "visits": 200}`
-//! (`variant`, `size`, `visits` and `model` optional). Response:
+//! (`variant`, `size`, `visits` or `level` (1-8), and `model` optional;
+//! `best_move` is the move the level plays, drawn at its temperature). Response:
 //! `{"id": "a", "best_move": "K7", "value": 0.12, "candidates": [{"move": "K7", "visits": 120,
 //! "prior": 0.31, "winrate": 0.55}, ...], "evaluator": "..."}`. A proven
 //! result adds `"proven": "win"` (or `"loss"`, `"draw"`), and for a win or a
@@ -18,12 +19,12 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use pente_core::{Game, Point, Rules, Variant};
-use pente_search::{Proof, Search, SearchParams};
+use pente_search::{Proof, Search};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::analyze::winrate;
-use crate::player::{BackendArgs, LazyBackend, LoadedEvaluator, load_evaluator};
+use crate::player::{BackendArgs, LazyBackend, LoadedEvaluator, StrengthArgs, load_evaluator, strength};
 
 /// Arguments of `pente engine`.
 #[derive(Debug, Args)]
@@ -31,9 +32,9 @@ pub struct EngineArgs {
     /// Default network for requests without `model` (as for `pente analyze`).
     #[arg(long)]
     model: Option<PathBuf>,
-    /// Default playouts for requests without `visits`.
-    #[arg(long, default_value_t = 400)]
-    visits: u32,
+    /// Defaults for requests without `visits` or `level`.
+    #[command(flatten)]
+    strength: StrengthArgs,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -50,6 +51,7 @@ struct Request {
     #[serde(default)]
     moves: Vec<String>,
     visits: Option<u32>,
+    level: Option<u8>,
     model: Option<PathBuf>,
 }
 
@@ -127,12 +129,15 @@ fn answer(
         evaluators.insert(model.clone(), loaded);
     }
     let loaded = &evaluators[&model];
-    let visits = request.visits.unwrap_or(args.visits);
-    if visits == 0 || visits > 1_000_000 {
-        return Err(fail(format!("visits must be between 1 and 1000000, not {visits}")));
-    }
-    let params = SearchParams { visits, ..SearchParams::default() };
-    let result = Search::new(game.position().clone(), params, 0).run(loaded.evaluator.as_ref());
+    let (level, visits) = match (request.level, request.visits) {
+        (None, None) => (args.strength.level, args.strength.visits),
+        (Some(_), Some(_)) => return Err(fail("give visits or level, not both".into())),
+        given => given,
+    };
+    let (params, _) = strength(level, visits).map_err(|e| fail(e.to_string()))?;
+    let mut search = Search::new(game.position().clone(), params, 0);
+    let mut result = search.run(loaded.evaluator.as_ref());
+    result.best_move = search.play_move(&result);
     Ok(Response {
         id: request.id,
         best_move: result.best_move,

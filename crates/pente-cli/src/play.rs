@@ -9,7 +9,7 @@ use pente_core::{Color, Game, Point, Position, Variant, column_letter};
 use pente_search::{Search, SearchParams};
 
 use crate::analyze::winrate;
-use crate::player::{BackendArgs, LazyBackend, load_evaluator};
+use crate::player::{BackendArgs, LazyBackend, StrengthArgs, load_evaluator};
 
 /// The colour the human plays.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -24,9 +24,8 @@ pub struct PlayArgs {
     /// Network directory, or `heuristic` / `uniform`; default: the shipped network, else the heuristic.
     #[arg(long)]
     model: Option<PathBuf>,
-    /// Engine playouts per move.
-    #[arg(long, default_value_t = 400)]
-    visits: u32,
+    #[command(flatten)]
+    strength: StrengthArgs,
     /// Your colour; White moves first.
     #[arg(long, value_enum, default_value = "white")]
     color: Side,
@@ -77,12 +76,17 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
         Side::White => Color::White,
         Side::Black => Color::Black,
     };
-    let params = SearchParams { visits: args.visits.max(1), ..SearchParams::default() };
+    let (params, strength) = match args.strength.params() {
+        Ok(chosen) => chosen,
+        Err(error) => return Err(crate::usage_error(&format!("--visits: {error}"))),
+    };
+    // A new game each time at the levels that draw their moves.
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let mut game = Game::new(rules);
-    let mut search = Search::new(game.position().clone(), params.clone(), 0);
+    let mut search = Search::new(game.position().clone(), params.clone(), seed);
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
-    writeln!(out, "engine: {} with {} visits; you play {human}", loaded.description, args.visits)?;
+    writeln!(out, "engine: {} at {strength}; you play {human}", loaded.description)?;
     writeln!(out, "enter moves like K10; also: undo, hint, quit")?;
     loop {
         writeln!(out, "\n{}", draw(game.position()))?;
@@ -92,7 +96,7 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
         }
         if game.position().to_move() != human {
             let result = search.run(loaded.evaluator.as_ref());
-            let point = result.best_move.expect("a game that goes on has a move");
+            let point = search.play_move(&result).expect("a game that goes on has a move");
             writeln!(out, "engine plays {point} (its win rate {:.1} %)", 100.0 * winrate(result.value))?;
             game.play(point)?;
             search.advance(point);
@@ -114,10 +118,11 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
                 if game.position().to_move() != human {
                     game.undo();
                 }
-                search = Search::new(game.position().clone(), params.clone(), 0);
+                search = Search::new(game.position().clone(), params.clone(), seed);
             }
             "hint" => {
-                let result = Search::new(game.position().clone(), params.clone(), 0).run(loaded.evaluator.as_ref());
+                let hint = SearchParams { move_temperature: 0.0, ..params.clone() };
+                let result = Search::new(game.position().clone(), hint, 0).run(loaded.evaluator.as_ref());
                 if let Some(point) = result.best_move {
                     writeln!(out, "hint: {point} (win rate {:.1} %)", 100.0 * winrate(result.value))?;
                 }

@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::Args;
 use pente_nn::Device;
 use pente_ort::{Backend, BackendChoice};
-use pente_search::{Evaluator, HeuristicEvaluator, UniformEvaluator};
+use pente_search::{Evaluator, HeuristicEvaluator, SearchParams, UniformEvaluator, level};
 
 /// `--backend`, for every command that runs a network.
 #[derive(Debug, Clone, Args)]
@@ -30,6 +30,47 @@ pub fn choose_backend(choice: BackendChoice) -> anyhow::Result<Backend> {
     let chosen = pente_ort::choose(choice, device()?)?;
     eprintln!("{}", chosen.description);
     Ok(chosen.backend)
+}
+
+/// `--visits` and `--level`: how strong the engine plays.
+#[derive(Debug, Clone, Args)]
+pub struct StrengthArgs {
+    /// Engine playouts per move (default 400, the full-strength search
+    /// without the verify step).
+    #[arg(long, conflicts_with = "level")]
+    pub visits: Option<u32>,
+    /// A strength level from 1 (the network's policy, sampled) to 8 (1600
+    /// visits, the deepest solver); it sets the visits, the move temperature
+    /// and the solver's budget. 6 is the default search. See the README's
+    /// table of levels for their Elo.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=i64::from(level::LEVELS)))]
+    pub level: Option<u8>,
+}
+
+impl StrengthArgs {
+    /// The search settings and their description (`400 visits`, `level 3
+    /// (32 visits, temperature 0.25, no solver)`).
+    pub fn params(&self) -> anyhow::Result<(SearchParams, String)> {
+        strength(self.level, self.visits)
+    }
+}
+
+/// The settings of `level` if given, else the default search at `visits`
+/// (default 400), with a description.
+pub fn strength(level: Option<u8>, visits: Option<u32>) -> anyhow::Result<(SearchParams, String)> {
+    match level {
+        Some(number) => {
+            let level = level::level(number).map_err(anyhow::Error::msg)?;
+            Ok((level.params(), format!("level {number} ({})", level.describe())))
+        }
+        None => {
+            let visits = visits.unwrap_or(SearchParams::default().visits);
+            if visits == 0 || visits > 1_000_000 {
+                anyhow::bail!("visits must be between 1 and 1000000, not {visits}");
+            }
+            Ok((SearchParams { visits, ..SearchParams::default() }, format!("{visits} visits")))
+        }
+    }
 }
 
 /// Threads a network gets when one search uses it: every core.

@@ -8,6 +8,7 @@
 
 mod evaluator;
 mod heuristic;
+pub mod level;
 mod params;
 mod search;
 pub mod solver;

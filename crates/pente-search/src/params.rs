@@ -36,6 +36,10 @@ pub struct SearchParams {
     pub cache_entries: usize,
     /// The threat solver inside the search.
     pub tactics: TacticsParams,
+    /// The move a player plays ([`Search::play_move`](crate::Search::play_move)):
+    /// drawn with weights visits^(1/T), 0 for the most visited. The weaker
+    /// [levels](crate::level) play above 0; self-play has its own schedule.
+    pub move_temperature: f32,
 }
 
 impl Default for SearchParams {
@@ -53,6 +57,7 @@ impl Default for SearchParams {
             gumbel: None,
             cache_entries: 100_000,
             tactics: TacticsParams::default(),
+            move_temperature: 0.0,
         }
     }
 }

@@ -931,6 +931,12 @@ impl Search {
         }
     }
 
+    /// The move to play after `result`: drawn at the settings'
+    /// `move_temperature` (a proven win is always played).
+    pub fn play_move(&mut self, result: &SearchResult) -> Option<Point> {
+        self.sample_move(result, self.params.move_temperature)
+    }
+
     /// Picks a move from the visit counts at `temperature` (0 = the best
     /// move); the usual self-play move choice.
     pub fn sample_move(&mut self, result: &SearchResult, temperature: f32) -> Option<Point> {

@@ -19,8 +19,10 @@ use crate::error::TrainError;
 /// A player as named on the command line: `heuristic`, `uniform`, or a
 /// model directory, each with an optional `@visits` (default 64) or
 /// `@SECONDSs` / `@MILLISms` (a time per move instead), and an optional
-/// `+nosolver` (search without the threat solver), e.g.
-/// `runs/quick/models/quick-3@200+nosolver` or `data/models/default@1.5s`;
+/// `+nosolver` (search without the threat solver), or `@levelN`, a strength
+/// level of [`pente_search::level`] (its visits, move temperature and solver
+/// budget), e.g. `runs/quick/models/quick-3@200+nosolver`,
+/// `data/models/default@1.5s` or `data/models/default@level3`;
 /// or `pente-text:LEVEL`, Debian's `pente -text` at computer level 1-9
 /// (19x19 Pente only).
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +35,9 @@ pub struct PlayerSpec {
     pub seconds: Option<f64>,
     /// Whether the search reads tactics with the threat solver.
     pub solver: bool,
+    /// A strength level (1 to [`pente_search::level::LEVELS`]): its settings
+    /// replace `visits` and `solver`.
+    pub level: Option<u8>,
 }
 
 /// The evaluator behind a [`PlayerSpec`].
@@ -52,7 +57,7 @@ impl PlayerSpec {
     /// The network in `dir` at `visits` a move, with the solver.
     #[must_use]
     pub fn model(dir: &Path, visits: u32) -> PlayerSpec {
-        PlayerSpec { kind: PlayerKind::Model(dir.to_path_buf()), visits, seconds: None, solver: true }
+        PlayerSpec { kind: PlayerKind::Model(dir.to_path_buf()), visits, seconds: None, solver: true, level: None }
     }
 
     /// Parses `NAME[@VISITS]`.
@@ -60,17 +65,42 @@ impl PlayerSpec {
     /// # Errors
     /// A message if the visit count is not a positive number.
     pub fn parse(text: &str) -> Result<PlayerSpec, String> {
+        PlayerSpec::parse_at(text, None)
+    }
+
+    /// As [`parse`](Self::parse), a player without a budget of its own
+    /// playing at `level` if one is given (instead of 64 visits).
+    ///
+    /// # Errors
+    /// As [`parse`](Self::parse), and a level that does not exist.
+    pub fn parse_at(text: &str, level: Option<u8>) -> Result<PlayerSpec, String> {
         if let Some(level) = text.strip_prefix("pente-text:") {
             let level = level.parse::<u8>().ok().filter(|l| (1..=9).contains(l)).ok_or(format!(
                 "`{text}`: pente-text takes a computer level 1-9 and no visit count, as in pente-text:5"
             ))?;
-            return Ok(PlayerSpec { kind: PlayerKind::TextPente(level), visits: 0, seconds: None, solver: false });
+            return Ok(PlayerSpec {
+                kind: PlayerKind::TextPente(level),
+                visits: 0,
+                seconds: None,
+                solver: false,
+                level: None,
+            });
         }
         let (rest, solver) = match text.strip_suffix("+nosolver") {
             Some(rest) => (rest, false),
             None => (text, true),
         };
-        let (name, visits, seconds) = match rest.rsplit_once('@') {
+        let (name, visits, seconds, level) = match rest.rsplit_once('@') {
+            Some((name, budget)) if let Some(number) = budget.strip_prefix("level") => {
+                let level = number
+                    .parse::<u8>()
+                    .map_err(|_| format!("`{text}`: bad level `{number}`"))
+                    .and_then(|n| pente_search::level::level(n).map_err(|e| format!("`{text}`: {e}")))?;
+                if !solver {
+                    return Err(format!("`{text}`: a level sets the solver itself; leave out +nosolver"));
+                }
+                (name, level.visits, None, Some(level.number))
+            }
             Some((name, budget)) => {
                 let bad = || format!("`{text}`: bad budget `{budget}` (a visit count, or a time like 1.5s or 500ms)");
                 let time = match budget.strip_suffix("ms") {
@@ -78,12 +108,18 @@ impl PlayerSpec {
                     None => budget.strip_suffix('s').map(|s| s.parse::<f64>().map_err(|_| bad())).transpose()?,
                 };
                 match time {
-                    Some(seconds) if seconds > 0.0 && seconds.is_finite() => (name, TIMED_VISITS, Some(seconds)),
+                    Some(seconds) if seconds > 0.0 && seconds.is_finite() => (name, TIMED_VISITS, Some(seconds), None),
                     Some(_) => return Err(bad()),
-                    None => (name, budget.parse::<u32>().ok().filter(|&v| v > 0).ok_or_else(bad)?, None),
+                    None => (name, budget.parse::<u32>().ok().filter(|&v| v > 0).ok_or_else(bad)?, None, None),
                 }
             }
-            None => (rest, 64, None),
+            None => match level {
+                Some(number) => {
+                    let level = pente_search::level::level(number)?;
+                    (rest, level.visits, None, Some(number))
+                }
+                None => (rest, 64, None, None),
+            },
         };
         let kind = match name {
             "heuristic" => PlayerKind::Heuristic,
@@ -91,7 +127,7 @@ impl PlayerSpec {
             "" => return Err(format!("`{text}`: no player named")),
             path => PlayerKind::Model(PathBuf::from(path)),
         };
-        Ok(PlayerSpec { kind, visits, seconds, solver })
+        Ok(PlayerSpec { kind, visits, seconds, solver, level })
     }
 
     /// Loads the player, a network on `backend` with every core.
@@ -114,6 +150,11 @@ impl PlayerSpec {
                 (evaluator, name)
             }
         };
+        if let Some(number) = self.level {
+            let params = pente_search::level::level(number).map_err(TrainError::Config)?.params();
+            let name = format!("{name}@level{number}");
+            return Ok(Player { name, engine: Engine::Search { evaluator, params } });
+        }
         let mut params = SearchParams { visits: self.visits, max_seconds: self.seconds, ..SearchParams::default() };
         params.tactics.enabled = self.solver;
         let budget = self.seconds.map_or(self.visits.to_string(), |s| format!("{s}s"));
@@ -397,7 +438,7 @@ pub fn play_match(
             let played = match &mut game.sides[mover] {
                 Side::Search(search) => {
                     let result = search.result();
-                    let point = result.best_move.expect("an unfinished game has a move");
+                    let point = search.play_move(&result).expect("an unfinished game has a move");
                     JsonMove { point, value: result.value, visits: result.visits, policy: vec![] }
                 }
                 Side::TextPente(program) => JsonMove {
@@ -505,7 +546,7 @@ mod tests {
     fn player_specs() {
         assert_eq!(
             PlayerSpec::parse("heuristic@200").unwrap(),
-            PlayerSpec { kind: PlayerKind::Heuristic, visits: 200, seconds: None, solver: true }
+            PlayerSpec { kind: PlayerKind::Heuristic, visits: 200, seconds: None, solver: true, level: None }
         );
         assert_eq!(PlayerSpec::parse("uniform").unwrap().visits, 64);
         assert_eq!(
@@ -514,7 +555,8 @@ mod tests {
                 kind: PlayerKind::Model(PathBuf::from("runs/m+x")),
                 visits: 100,
                 seconds: None,
-                solver: false
+                solver: false,
+                level: None
             }
         );
         let timed = PlayerSpec::parse("heuristic@250ms").unwrap();
@@ -524,6 +566,13 @@ mod tests {
             assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
         }
         assert!(!PlayerSpec::parse("heuristic+nosolver").unwrap().solver);
+        let leveled = PlayerSpec::parse("runs/m@level2").unwrap();
+        assert_eq!((leveled.level, leveled.visits), (Some(2), 8));
+        assert_eq!(PlayerSpec::parse_at("runs/m", Some(2)).unwrap(), leveled);
+        assert_eq!(PlayerSpec::parse_at("runs/m@100", Some(2)).unwrap().level, None, "its own budget");
+        for bad in ["heuristic@level0", "heuristic@level9", "heuristic@levelx", "heuristic@level3+nosolver"] {
+            assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
+        }
         assert_eq!(
             PlayerSpec::parse("runs/a@b/model@8").unwrap().kind,
             PlayerKind::Model(PathBuf::from("runs/a@b/model"))

@@ -1,0 +1,129 @@
+//! Strength levels: settings of visits, move temperature and the threat
+//! solver's budget that users choose by number, from 1 (the network's
+//! policy, sampled) to [`LEVELS`] (the full-strength player).
+
+use crate::params::{SearchParams, TacticsParams};
+use crate::solver::SolverParams;
+
+/// The strongest level.
+pub const LEVELS: u8 = 8;
+
+/// What a level sets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Level {
+    /// 1 (weakest) to [`LEVELS`].
+    pub number: u8,
+    /// Playouts a move.
+    pub visits: u32,
+    /// Moves drawn with weights visits^(1/T); 0 plays the most visited.
+    pub temperature: f32,
+    /// The threat solver: off, or the search's budgets with the root's
+    /// threes and nodes given here.
+    pub solver: Solver,
+}
+
+/// The threat solver's part in a level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Solver {
+    /// Not used: tactics come from the network and the search alone.
+    Off,
+    /// At the root (a VCT with this many threes and nodes) and at leaves.
+    On {
+        /// Open threes the root's solve may use.
+        threes: u8,
+        /// Nodes the root's solve may play.
+        nodes: u64,
+        /// Best moves checked for a forced win of the opponent after the
+        /// search (the verify step).
+        verify: u32,
+    },
+}
+
+/// Every level, weakest first.
+pub const TABLE: [Level; LEVELS as usize] = [
+    Level { number: 1, visits: 1, temperature: 1.0, solver: Solver::Off },
+    Level { number: 2, visits: 8, temperature: 0.5, solver: Solver::Off },
+    Level { number: 3, visits: 32, temperature: 0.25, solver: Solver::Off },
+    Level { number: 4, visits: 64, temperature: 0.0, solver: Solver::On { threes: 0, nodes: 5_000, verify: 0 } },
+    Level { number: 5, visits: 128, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 0 } },
+    Level { number: 6, visits: 400, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 0 } },
+    Level { number: 7, visits: 800, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 2 } },
+    Level { number: 8, visits: 1600, temperature: 0.0, solver: Solver::On { threes: 2, nodes: 200_000, verify: 3 } },
+];
+
+/// The level of `number`.
+///
+/// # Errors
+/// A message for a number outside 1 to [`LEVELS`].
+pub fn level(number: u8) -> Result<Level, String> {
+    TABLE
+        .iter()
+        .find(|l| l.number == number)
+        .copied()
+        .ok_or_else(|| format!("level {number} does not exist: levels go from 1 (weakest) to {LEVELS} (full strength)"))
+}
+
+impl Level {
+    /// The search settings of this level.
+    #[must_use]
+    pub fn params(&self) -> SearchParams {
+        let defaults = TacticsParams::default();
+        let tactics = match self.solver {
+            Solver::Off => TacticsParams { enabled: false, ..defaults },
+            Solver::On { threes, nodes, verify } => TacticsParams {
+                enabled: true,
+                root: SolverParams { max_threes: threes, max_nodes: nodes, ..defaults.root },
+                verify_moves: verify,
+                ..defaults
+            },
+        };
+        SearchParams { visits: self.visits, move_temperature: self.temperature, tactics, ..SearchParams::default() }
+    }
+
+    /// `400 visits, best move, solver (1 three, 50000 nodes)`.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let moves =
+            if self.temperature > 0.0 { format!("temperature {}", self.temperature) } else { "best move".into() };
+        let solver = match self.solver {
+            Solver::Off => "no solver".to_string(),
+            Solver::On { threes, nodes, verify } => {
+                let threes = match threes {
+                    0 => "VCF only".to_string(),
+                    1 => "1 three".to_string(),
+                    n => format!("{n} threes"),
+                };
+                let verify = if verify > 0 { format!(", {verify} moves verified") } else { String::new() };
+                format!("solver ({threes}, {nodes} nodes{verify})")
+            }
+        };
+        format!("{} visit{}, {moves}, {solver}", self.visits, if self.visits == 1 { "" } else { "s" })
+    }
+}
+
+/// One line per level, for `--help`.
+#[must_use]
+pub fn help_table() -> String {
+    TABLE.iter().map(|l| format!("{}: {}", l.number, l.describe())).collect::<Vec<_>>().join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_grow_in_strength_settings() {
+        for pair in TABLE.windows(2) {
+            let (weaker, stronger) = (pair[0], pair[1]);
+            assert_eq!(stronger.number, weaker.number + 1);
+            assert!(stronger.visits >= weaker.visits && stronger.temperature <= weaker.temperature);
+        }
+        assert!(level(0).is_err() && level(LEVELS + 1).unwrap_err().contains("1 (weakest) to 8"));
+        let top = level(LEVELS).unwrap().params();
+        assert!(top.tactics.enabled && top.tactics.verify_moves > 0 && top.move_temperature == 0.0);
+        let bottom = level(1).unwrap().params();
+        assert!(!bottom.tactics.enabled && bottom.visits == 1 && bottom.move_temperature == 1.0);
+        // Level 6 is the default player: the default search settings.
+        assert_eq!(level(6).unwrap().params(), SearchParams::default());
+    }
+}
