@@ -460,8 +460,12 @@ pub fn run_loop(
             games: 0,
             cpu_hours: state.cpu_hours,
         });
-        let (elo, hours) = (state.best_elo, state.cpu_hours);
-        rate_baselines(&run, 0, &initial, (elo, hours), &mut state, report)?;
+        save_state(&dir, &state)?;
+    }
+    // The baselines against the first network (on a resume, only those
+    // added to the config since).
+    let (elo, hours) = state.table.first().map_or((0.0, 0.0), |e| (e.elo, e.cpu_hours));
+    if rate_baselines(&run, 0, &initial, (elo, hours), &mut state, report)? {
         state.cpu_hours += cpu.take();
         save_state(&dir, &state)?;
     }
@@ -550,7 +554,8 @@ pub fn run_loop(
 
     // The final network against the first, and the baselines again.
     let last = state.iteration;
-    if state.best != initial && !state.table.iter().any(|e| e.iteration == last && e.model.ends_with("(final)")) {
+    let final_rated = state.table.iter().any(|e| e.iteration == last && e.model.ends_with("(final)"));
+    if state.best != initial && !final_rated {
         report(LoopEvent::Stage {
             iteration: last,
             stage: "final",
@@ -577,10 +582,15 @@ pub fn run_loop(
             games: result.wins + result.losses + result.draws,
             cpu_hours: best_hours,
         });
-        let best = state.best.clone();
-        rate_baselines(&run, last, &best, (state.best_elo, best_hours), &mut state, report)?;
         state.cpu_hours += cpu.take();
         save_state(&dir, &state)?;
+    }
+    if state.best != initial {
+        let (best, hours) = (state.best.clone(), load_info(&state.best)?.cpu_hours);
+        if rate_baselines(&run, last, &best, (state.best_elo, hours), &mut state, report)? {
+            state.cpu_hours += cpu.take();
+            save_state(&dir, &state)?;
+        }
     }
     if let Some(to) = &config.export {
         report(LoopEvent::Stage {
@@ -720,7 +730,8 @@ fn baseline_spec(name: &str, visits: u32) -> Result<PlayerSpec, String> {
 }
 
 /// Rates each baseline by a match against `model`, rated `model_elo` and
-/// made in `model_hours` CPU-hours.
+/// made in `model_hours` CPU-hours, unless the table has its rating at
+/// `iteration` already; whether it rated any.
 fn rate_baselines(
     run: &Run<'_>,
     iteration: u32,
@@ -728,33 +739,39 @@ fn rate_baselines(
     (model_elo, model_hours): (f64, f64),
     state: &mut LoopState,
     report: &mut dyn FnMut(LoopEvent<'_>),
-) -> Result<(), TrainError> {
+) -> Result<bool, TrainError> {
     let (config, dir) = (run.config, &run.dir);
+    let mut rated = false;
     for baseline in &config.arena.baselines {
+        let spec = baseline_spec(baseline, config.arena.visits).map_err(TrainError::Config)?;
+        let name = match spec.kind {
+            PlayerKind::TextPente(_) => baseline.clone(),
+            _ => format!("{baseline}@{}", spec.visits),
+        };
+        if state.table.iter().any(|e| e.iteration == iteration && e.model == name) {
+            continue;
+        }
         report(LoopEvent::Stage {
             iteration,
             stage: "baseline",
             detail: format!("{baseline} against {}", model.display()),
         });
-        let spec = baseline_spec(baseline, config.arena.visits).map_err(TrainError::Config)?;
         let network = PlayerSpec::model(model, config.arena.visits);
         let arena = config.arena_config(config.selfplay.seed ^ 0xBA5E ^ u64::from(iteration));
         let result =
             cached_match(&baseline_path(dir, baseline, iteration), &spec, &network, &arena, run.backend, report)?;
         state.table.push(EloEntry {
             iteration,
-            model: match spec.kind {
-                PlayerKind::TextPente(_) => baseline.clone(),
-                _ => format!("{baseline}@{}", spec.visits),
-            },
+            model: name,
             elo: model_elo + result.elo.diff,
             elo_low: model_elo + result.elo.low,
             elo_high: model_elo + result.elo.high,
             games: result.wins + result.losses + result.draws,
             cpu_hours: model_hours,
         });
+        rated = true;
     }
-    Ok(())
+    Ok(rated)
 }
 
 /// Appends `times` to `timings.csv` (header first if new). A row is a few

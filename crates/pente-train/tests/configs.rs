@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use pente_ort::Backend;
-use pente_train::{IterationSize, LoopConfig, TrainConfig, run_loop};
+use pente_train::{EloEntry, IterationSize, LoopConfig, TrainConfig, run_loop};
 
 fn configs() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs")
@@ -83,6 +83,15 @@ fn the_ci_loop_runs_and_resumes() {
     .unwrap();
     assert_eq!(second.iteration, 1);
     assert!(!again.contains(&"selfplay") && !again.contains(&"train"), "{again:?}");
+    // A baseline added to the config is rated on the next run, and only it.
+    config.arena.baselines.push("heuristic".into());
+    let third = run_loop(&config, &Backend::default(), &mut |_| {}).unwrap();
+    let added: Vec<&EloEntry> = third.table.iter().filter(|e| !second.table.contains(e)).collect();
+    assert!(!added.is_empty() && added.iter().all(|e| e.model == "heuristic@8"), "{added:?}");
+    assert_eq!(
+        third.table.iter().filter(|e| e.model == "uniform@8").count(),
+        second.table.iter().filter(|e| e.model == "uniform@8").count()
+    );
     std::fs::remove_dir_all(runs).unwrap();
 }
 
