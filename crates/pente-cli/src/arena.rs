@@ -14,7 +14,7 @@ use crate::player::BackendArgs;
 #[derive(Debug, Args)]
 pub struct ArenaArgs {
     /// Player A: `heuristic`, `uniform` or a model directory, with `@visits` (default 64,
-    /// or --level), `@1.5s` (a time per move) or `@levelN` (a strength level, 1-8), and
+    /// or --level), `@1.5s` (a time per move) or `@levelN` (a strength level, 1-9), and
     /// `+nosolver` to search without the threat solver; or `pente-text:LEVEL` (Debian's
     /// `pente -text`, levels 1-9, 19x19 Pente, no random openings).
     #[arg(long)]
@@ -22,7 +22,7 @@ pub struct ArenaArgs {
     /// Player B, as for --a.
     #[arg(long)]
     b: String,
-    /// The strength level (1-8) of each of --a and --b given without a budget of its own.
+    /// The strength level (1-9) of each of --a and --b given without a budget of its own.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=i64::from(pente_search::level::LEVELS)))]
     level: Option<u8>,
     /// Games (rounded up to pairs with colours swapped).

@@ -2,7 +2,7 @@
 //! the spirit of KataGo's analysis engine.
 //!
 //! Request: `{"id": "a", "variant": "pente", "size": 19, "moves": ["K10", "L9"], "visits": 200}`
-//! (`variant`, `size`, `visits` or `level` (1-8), and `model` optional;
+//! (`variant`, `size`, `visits` or `level` (1-9), and `model` optional;
 //! `best_move` is the move the level plays, drawn at its temperature). Response:
 //! `{"id": "a", "best_move": "K7", "value": 0.12, "candidates": [{"move": "K7", "visits": 120,
 //! "prior": 0.31, "winrate": 0.55}, ...], "evaluator": "..."}`. A proven

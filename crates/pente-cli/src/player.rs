@@ -39,10 +39,10 @@ pub struct StrengthArgs {
     /// without the verify step).
     #[arg(long, conflicts_with = "level")]
     pub visits: Option<u32>,
-    /// A strength level from 1 (the network's policy, sampled) to 8 (1600
+    /// A strength level from 1 (the network's policy, sampled) to 9 (1600
     /// visits, the deepest solver); it sets the visits, the move temperature
-    /// and the solver's budget. 6 is the default search. See the README's
-    /// table of levels for their Elo.
+    /// and the solver's budget. 7 is the default search (400 visits). The
+    /// README has the table of levels with their strength.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=i64::from(level::LEVELS)))]
     pub level: Option<u8>,
 }

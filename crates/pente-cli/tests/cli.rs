@@ -144,12 +144,12 @@ fn engine_answers_good_and_bad_requests() {
 }
 
 /// A level sets the visits (and the rest); it excludes `visits`, and only
-/// levels 1-8 exist, in requests and on the command line.
+/// levels 1-9 exist, in requests and on the command line.
 #[test]
 fn engine_and_play_take_a_level() {
     let requests = [
-        r#"{"id": 1, "moves": ["K10"], "level": 2, "model": "heuristic"}"#,
-        r#"{"id": 2, "moves": ["K10"], "level": 9, "model": "heuristic"}"#,
+        r#"{"id": 1, "moves": ["K10"], "level": 4, "model": "heuristic"}"#,
+        r#"{"id": 2, "moves": ["K10"], "level": 10, "model": "heuristic"}"#,
         r#"{"id": 3, "moves": ["K10"], "level": 2, "visits": 10, "model": "heuristic"}"#,
     ];
     let out = pente_with_stdin(
@@ -163,11 +163,11 @@ fn engine_and_play_take_a_level() {
     assert!(out.status.success());
     let lines: Vec<serde_json::Value> =
         String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines[0]["visits"], 8, "{}", lines[0]);
-    assert!(lines[1]["error"].as_str().unwrap().contains("1 (weakest) to 8"), "{}", lines[1]);
+    assert_eq!(lines[0]["visits"], 32, "{}", lines[0]);
+    assert!(lines[1]["error"].as_str().unwrap().contains("1 (weakest) to 9"), "{}", lines[1]);
     assert!(lines[2]["error"].as_str().unwrap().contains("not both"), "{}", lines[2]);
-    let out = pente_with_stdin(&["engine", "--level", "9"], "");
-    assert_eq!(out.status.code(), Some(2), "clap refuses level 9");
+    let out = pente_with_stdin(&["engine", "--level", "10"], "");
+    assert_eq!(out.status.code(), Some(2), "clap refuses level 10");
     let out = pente_with_stdin(&["engine", "--level", "3", "--visits", "10"], "");
     assert_eq!(out.status.code(), Some(2), "clap refuses --level with --visits");
 
@@ -179,7 +179,7 @@ quit
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("at level 2 (8 visits, temperature 0.5, no solver)"), "{stdout}");
+    assert!(stdout.contains("at level 2 (1 visit, temperature 0.5, no solver)"), "{stdout}");
     assert!(stdout.contains("engine plays"), "{stdout}");
 }
 

@@ -6,7 +6,7 @@ use crate::params::{SearchParams, TacticsParams};
 use crate::solver::SolverParams;
 
 /// The strongest level.
-pub const LEVELS: u8 = 8;
+pub const LEVELS: u8 = 9;
 
 /// What a level sets.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,16 +39,20 @@ pub enum Solver {
     },
 }
 
-/// Every level, weakest first.
+/// Every level, weakest first. The weakest play the network's policy
+/// alone (one visit: the move drawn from the priors, or the most likely),
+/// where drawing from a handful of visits would play the noise of the
+/// search; then the search grows, and with it the solver.
 pub const TABLE: [Level; LEVELS as usize] = [
     Level { number: 1, visits: 1, temperature: 1.0, solver: Solver::Off },
-    Level { number: 2, visits: 8, temperature: 0.5, solver: Solver::Off },
-    Level { number: 3, visits: 32, temperature: 0.25, solver: Solver::Off },
-    Level { number: 4, visits: 64, temperature: 0.0, solver: Solver::On { threes: 0, nodes: 5_000, verify: 0 } },
-    Level { number: 5, visits: 128, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 0 } },
-    Level { number: 6, visits: 400, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 0 } },
-    Level { number: 7, visits: 800, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 2 } },
-    Level { number: 8, visits: 1600, temperature: 0.0, solver: Solver::On { threes: 2, nodes: 200_000, verify: 3 } },
+    Level { number: 2, visits: 1, temperature: 0.5, solver: Solver::Off },
+    Level { number: 3, visits: 1, temperature: 0.0, solver: Solver::Off },
+    Level { number: 4, visits: 32, temperature: 0.0, solver: Solver::Off },
+    Level { number: 5, visits: 64, temperature: 0.0, solver: Solver::On { threes: 0, nodes: 5_000, verify: 0 } },
+    Level { number: 6, visits: 128, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 0 } },
+    Level { number: 7, visits: 400, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 0 } },
+    Level { number: 8, visits: 800, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 2 } },
+    Level { number: 9, visits: 1600, temperature: 0.0, solver: Solver::On { threes: 2, nodes: 200_000, verify: 3 } },
 ];
 
 /// The level of `number`.
@@ -118,12 +122,12 @@ mod tests {
             assert_eq!(stronger.number, weaker.number + 1);
             assert!(stronger.visits >= weaker.visits && stronger.temperature <= weaker.temperature);
         }
-        assert!(level(0).is_err() && level(LEVELS + 1).unwrap_err().contains("1 (weakest) to 8"));
+        assert!(level(0).is_err() && level(LEVELS + 1).unwrap_err().contains("1 (weakest) to 9"));
         let top = level(LEVELS).unwrap().params();
         assert!(top.tactics.enabled && top.tactics.verify_moves > 0 && top.move_temperature == 0.0);
         let bottom = level(1).unwrap().params();
         assert!(!bottom.tactics.enabled && bottom.visits == 1 && bottom.move_temperature == 1.0);
-        // Level 6 is the default player: the default search settings.
-        assert_eq!(level(6).unwrap().params(), SearchParams::default());
+        // Level 7 is the default player: the default search settings.
+        assert_eq!(level(7).unwrap().params(), SearchParams::default());
     }
 }

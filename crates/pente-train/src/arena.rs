@@ -566,11 +566,11 @@ mod tests {
             assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
         }
         assert!(!PlayerSpec::parse("heuristic+nosolver").unwrap().solver);
-        let leveled = PlayerSpec::parse("runs/m@level2").unwrap();
-        assert_eq!((leveled.level, leveled.visits), (Some(2), 8));
-        assert_eq!(PlayerSpec::parse_at("runs/m", Some(2)).unwrap(), leveled);
-        assert_eq!(PlayerSpec::parse_at("runs/m@100", Some(2)).unwrap().level, None, "its own budget");
-        for bad in ["heuristic@level0", "heuristic@level9", "heuristic@levelx", "heuristic@level3+nosolver"] {
+        let leveled = PlayerSpec::parse("runs/m@level4").unwrap();
+        assert_eq!((leveled.level, leveled.visits), (Some(4), 32));
+        assert_eq!(PlayerSpec::parse_at("runs/m", Some(4)).unwrap(), leveled);
+        assert_eq!(PlayerSpec::parse_at("runs/m@100", Some(4)).unwrap().level, None, "its own budget");
+        for bad in ["heuristic@level0", "heuristic@level10", "heuristic@levelx", "heuristic@level3+nosolver"] {
             assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(
