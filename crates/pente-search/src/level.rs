@@ -40,13 +40,13 @@ pub enum Solver {
 }
 
 /// Every level, weakest first. The weakest play the network's policy
-/// alone (one visit: the move drawn from the priors, or the most likely),
-/// where drawing from a handful of visits would play the noise of the
-/// search; then the search grows, and with it the solver.
+/// alone (one visit, the move drawn from the priors), where drawing from a
+/// handful of visits would play the noise of the search (it measured
+/// weaker); then the search grows, and with it the solver.
 pub const TABLE: [Level; LEVELS as usize] = [
     Level { number: 1, visits: 1, temperature: 1.0, solver: Solver::Off },
     Level { number: 2, visits: 1, temperature: 0.5, solver: Solver::Off },
-    Level { number: 3, visits: 1, temperature: 0.0, solver: Solver::Off },
+    Level { number: 3, visits: 8, temperature: 0.0, solver: Solver::Off },
     Level { number: 4, visits: 32, temperature: 0.0, solver: Solver::Off },
     Level { number: 5, visits: 64, temperature: 0.0, solver: Solver::On { threes: 0, nodes: 5_000, verify: 0 } },
     Level { number: 6, visits: 128, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 0 } },
