@@ -68,6 +68,10 @@ pub struct TrainingArgs {
     /// The PNG to write.
     #[arg(long, default_value = "curves.png")]
     pub out: PathBuf,
+    /// Draw the Elo ratings alone, without the loss curves (for a
+    /// campaign's folder, whose metrics.csv holds only its last sitting).
+    #[arg(long)]
+    pub elo_only: bool,
 }
 
 /// Runs `pente plot`.
@@ -137,7 +141,11 @@ fn training(args: &TrainingArgs) -> anyhow::Result<ExitCode> {
     if !metrics_path.is_file() && !elo_path.is_file() {
         anyhow::bail!("{}: no metrics.csv or elo.csv (is this a training run directory?)", args.run.display());
     }
-    let losses = if metrics_path.is_file() { losses_by_iteration(&read_metrics(&metrics_path)?) } else { Vec::new() };
+    let losses = if metrics_path.is_file() && !args.elo_only {
+        losses_by_iteration(&read_metrics(&metrics_path)?)
+    } else {
+        Vec::new()
+    };
     let elo = if elo_path.is_file() { read_elo(&elo_path)? } else { Vec::new() };
     let title = format!("Training run {}", run_name(&args.run));
     write_training_curves(&losses, &elo, &title, &args.out)

@@ -379,6 +379,11 @@ fn plot_writes_heatmap_and_training_pngs() {
     let out = pente(&["plot", "training", &sample("sample-run"), "--out", curves.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(is_png(&curves));
+    // The campaign's folder, by CPU-hour, its ratings alone.
+    let campaign = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/models/campaign");
+    let out = pente(&["plot", "training", campaign, "--elo-only", "--out", curves.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("(0 iterations with losses"), "{out:?}");
     let out = pente(&["plot", "training", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "no metrics.csv or elo.csv there");
     std::fs::remove_dir_all(&dir).unwrap();
