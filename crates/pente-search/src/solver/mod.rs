@@ -459,7 +459,7 @@ pub(crate) fn threat_stops(board: &Board) -> Option<Vec<Point>> {
     if board.position.is_over() || !board.has_win(them) {
         return None;
     }
-    let stops = board.wins(me).union(board.wins(them)).union(board.points(Kind::Capture, me));
+    let stops = forced_defences(board).union(board.wins(me));
     Some(stops.iter().filter(|&i| legal(board, i)).map(|i| board.point(i)).collect())
 }
 
