@@ -24,12 +24,27 @@ pub enum Variant {
     Gomoku,
     /// Gomoku where only exactly five wins; an overline does not.
     GomokuExact,
+    /// Keryo-Pente without the move-3 restriction (the first stone still
+    /// goes in the centre): pente.org's unrated Keryo-Pente.
+    FreeKeryo,
 }
 
 impl Variant {
-    /// Every variant, in documentation order.
-    pub const ALL: [Variant; 5] =
-        [Variant::Pente, Variant::FreePente, Variant::Keryo, Variant::Gomoku, Variant::GomokuExact];
+    /// Every variant. Training samples store a variant as its index here,
+    /// so new ones go at the end.
+    pub const ALL: [Variant; 6] =
+        [Variant::Pente, Variant::FreePente, Variant::Keryo, Variant::Gomoku, Variant::GomokuExact, Variant::FreeKeryo];
+
+    /// The variant with the move-3 restriction lifted (`free-pente` for
+    /// `pente`, `free-keryo` for `keryo`); itself where there is none.
+    #[must_use]
+    pub const fn free(self) -> Variant {
+        match self {
+            Variant::Pente => Variant::FreePente,
+            Variant::Keryo => Variant::FreeKeryo,
+            other => other,
+        }
+    }
 
     /// The name used on the command line and in records.
     #[must_use]
@@ -40,6 +55,7 @@ impl Variant {
             Variant::Keryo => "keryo",
             Variant::Gomoku => "gomoku",
             Variant::GomokuExact => "gomoku-exact",
+            Variant::FreeKeryo => "free-keryo",
         }
     }
 }
@@ -54,7 +70,7 @@ impl fmt::Display for Variant {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RulesError {
     /// Not one of [`Variant::ALL`].
-    #[error("unknown variant `{0}` (expected one of: pente, free-pente, keryo, gomoku, gomoku-exact)")]
+    #[error("unknown variant `{0}` (expected one of: pente, free-pente, keryo, free-keryo, gomoku, gomoku-exact)")]
     UnknownVariant(String),
     /// Boards are odd-sized, 7 to 19.
     #[error("unsupported board size {0} (expected an odd size from 7 to 19)")]
@@ -124,6 +140,7 @@ impl Rules {
             Variant::Pente => (tournament, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::FreePente => (Opening::Centre, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::Keryo => (tournament, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
+            Variant::FreeKeryo => (Opening::Centre, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::Gomoku => (Opening::Free, 0, None, LineWin::FiveOrMore),
             Variant::GomokuExact => (Opening::Free, 0, None, LineWin::ExactlyFive),
         };

@@ -8,7 +8,7 @@ use pente_core::{
     Color, EndReason, Game, IllegalMove, OpeningViolation, Outcome, Point, Position, ReplayError, Rules, Variant,
 };
 
-const CAPTURING: [Variant; 3] = [Variant::Pente, Variant::FreePente, Variant::Keryo];
+const CAPTURING: [Variant; 4] = [Variant::Pente, Variant::FreePente, Variant::Keryo, Variant::FreeKeryo];
 const SIZES: [u8; 3] = [7, 13, 19];
 /// The eight directions, diagonals first so a flank far from the centre comes first.
 const DIRECTIONS: [(i32, i32); 8] = [(1, 1), (-1, -1), (1, -1), (-1, 1), (1, 0), (-1, 0), (0, 1), (0, -1)];
@@ -1092,4 +1092,19 @@ fn recent_moves_newest_first_and_transformed() {
     assert_eq!(recent, ["K7", "L12", "K13", "L11"]);
     let start = pente_core::Position::new(pente_core::Rules::pente());
     assert_eq!(start.recent_moves().count(), 0);
+}
+
+/// VARIANTS.md's cases of `free-keryo`: Keryo without the move-3 rule, the
+/// first stone still on the centre, triples captured.
+#[test]
+fn free_keryo_is_keryo_without_the_tournament_rule() {
+    let free = rules(Variant::FreeKeryo, 19);
+    assert!(Game::from_move_list(free, "K10 L9 K9").is_ok());
+    assert!(Game::from_move_list(rules(Variant::Keryo, 19), "K10 L9 K9").is_err());
+    assert!(Game::from_move_list(rules(Variant::FreeKeryo, 13), "G7 H6 G6").is_ok());
+    assert!(Game::from_move_list(rules(Variant::Keryo, 13), "G7 H6 G6").is_err());
+    assert!(Game::from_move_list(free, "A1").is_err(), "an off-centre first stone");
+    let position = replay(free, "K10 L10 A1 M10 A3 N10 O10");
+    assert_eq!(position.captured(Color::White), 3, "White's O10 takes L10 M10 N10");
+    assert_eq!((free.capture_win(), "free-keryo".parse::<Variant>()), (Some(15), Ok(Variant::FreeKeryo)));
 }

@@ -45,7 +45,7 @@ pub enum ParseErrorKind {
     },
     /// A `Game` header naming a game this crate does not play.
     #[error(
-        "unknown game `{name}` (expected Pente, Keryo-Pente, Gomoku, Free-Pente or Gomoku-Exact, optionally prefixed `Speed`)"
+        "unknown game `{name}` (expected Pente, Keryo-Pente, Gomoku, Free-Pente, Free-Keryo or Gomoku-Exact, optionally prefixed `Speed`)"
     )]
     UnknownGame {
         /// The header value.

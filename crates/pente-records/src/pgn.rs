@@ -19,21 +19,43 @@ use crate::record::{GameRecord, GameResult};
 const WRAP_WIDTH: usize = 80;
 
 /// The pente.org name of a variant, as exported in the `Game` header.
+/// pente.org has no game of its own for the free variants: it writes their
+/// games as unrated Pente or Keryo-Pente (see [`unrated`]).
 #[must_use]
 pub const fn game_name(variant: Variant) -> &'static str {
     match variant {
-        Variant::Pente => "Pente",
-        Variant::FreePente => "Free-Pente",
-        Variant::Keryo => "Keryo-Pente",
+        Variant::Pente | Variant::FreePente => "Pente",
+        Variant::Keryo | Variant::FreeKeryo => "Keryo-Pente",
         Variant::Gomoku => "Gomoku",
         Variant::GomokuExact => "Gomoku-Exact",
     }
 }
 
+/// Whether pente.org writes the variant's games with `[Rated "N"]`: an
+/// unrated Pente or Keryo-Pente game was played without the tournament rule.
+#[must_use]
+pub const fn unrated(variant: Variant) -> bool {
+    matches!(variant, Variant::FreePente | Variant::FreeKeryo)
+}
+
+/// The variant of a game's headers: its `Game` header (plain Pente without
+/// one), made free by `[Rated "N"]`. `None` for a game this crate does not
+/// know.
+fn headers_variant(headers: &[(String, String)]) -> Option<Variant> {
+    let value = |name: &str| headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
+    let named = match value("Game") {
+        Some(name) => variant_from_game_name(name)?,
+        None => Variant::Pente,
+    };
+    let unrated = value("Rated").is_some_and(|rated| rated.trim().eq_ignore_ascii_case("n"));
+    Some(if unrated { named.free() } else { named })
+}
+
 /// The variant a `Game` header names, case-insensitively: pente.org's names
 /// (`Pente`, `Keryo-Pente`, `Gomoku`, with their `Speed` and `Turn-based`
-/// forms), our own names (`free-pente`, `gomoku-exact`, `keryo`), with spaces,
-/// hyphens or underscores. `None` for other games (D-Pente, G-Pente,
+/// forms), our own names (`free-pente`, `free-keryo`, `gomoku-exact`,
+/// `keryo`), with spaces, hyphens or underscores. (A `[Rated "N"]` header
+/// makes Pente and Keryo-Pente free; the reader applies it.) `None` for other games (D-Pente, G-Pente,
 /// Poof-Pente, Boat-Pente, Connect6, ...).
 ///
 /// Note: pente.org's own Gomoku counts only exactly five (its server sets
@@ -49,6 +71,7 @@ pub fn variant_from_game_name(name: &str) -> Option<Variant> {
         "pente" => Some(Variant::Pente),
         "keryo-pente" | "keryo" => Some(Variant::Keryo),
         "free-pente" => Some(Variant::FreePente),
+        "free-keryo" | "free-keryo-pente" => Some(Variant::FreeKeryo),
         "gomoku" => Some(Variant::Gomoku),
         "gomoku-exact" => Some(Variant::GomokuExact),
         _ => None,
@@ -195,11 +218,12 @@ impl Meta {
         let find = |name: &str| {
             headers.iter().zip(lines).find(|((k, _), _)| k.eq_ignore_ascii_case(name)).map(|((_, v), &l)| (v, l))
         };
-        let variant = match find("Game") {
-            Some((name, line)) => variant_from_game_name(name)
-                .ok_or_else(|| ParseErrorKind::UnknownGame { name: name.clone() }.at(line))?,
-            None => Variant::Pente,
-        };
+        if let Some((name, line)) = find("Game")
+            && variant_from_game_name(name).is_none()
+        {
+            return Err(ParseErrorKind::UnknownGame { name: name.clone() }.at(line));
+        }
+        let variant = headers_variant(headers).expect("the game's name is known");
         let rules = match find("Size") {
             Some((value, line)) => parse_size(value)
                 .and_then(|size| Rules::new(variant, size))
@@ -276,20 +300,26 @@ fn synced_headers(record: &GameRecord) -> Vec<(String, String)> {
     let position =
         |headers: &[(String, String)], name: &str| headers.iter().position(|(k, _)| k.eq_ignore_ascii_case(name));
     let variant = record.rules.variant();
-    let game_at = match position(&headers, "Game") {
-        Some(i) => {
-            if variant_from_game_name(&headers[i].1) != Some(variant) {
+    // A game needs some header to be read back; `Game` is the natural one.
+    if headers_variant(&headers) != Some(variant) || headers.is_empty() {
+        let game = match position(&headers, "Game") {
+            Some(i) => {
                 headers[i].1 = game_name(variant).to_string();
+                i
             }
-            Some(i)
+            None => {
+                headers.insert(0, ("Game".to_string(), game_name(variant).to_string()));
+                0
+            }
+        };
+        let rated = if unrated(variant) { "N" } else { "Y" };
+        match position(&headers, "Rated") {
+            Some(i) => headers[i].1 = rated.to_string(),
+            None if unrated(variant) => headers.insert(game + 1, ("Rated".to_string(), rated.to_string())),
+            None => {}
         }
-        // A game needs some header to be read back; `Game` is the natural one.
-        None if variant != Variant::Pente || headers.is_empty() => {
-            headers.insert(0, ("Game".to_string(), game_name(variant).to_string()));
-            Some(0)
-        }
-        None => None,
-    };
+    }
+    let game_at = position(&headers, "Game");
     let size = record.rules.size();
     match position(&headers, "Size") {
         Some(i) if parse_size(&headers[i].1).ok() != Some(size) => headers[i].1 = size.to_string(),
@@ -313,10 +343,21 @@ mod tests {
 
     #[test]
     fn game_names() {
+        let header = |k: &str, v: &str| (k.to_string(), v.to_string());
         for v in Variant::ALL {
-            assert_eq!(variant_from_game_name(game_name(v)), Some(v));
+            let mut headers = vec![header("Game", game_name(v))];
+            if unrated(v) {
+                headers.push(header("Rated", "n"));
+            }
+            assert_eq!(headers_variant(&headers), Some(v));
             assert_eq!(variant_from_game_name(v.name()), Some(v));
         }
+        // pente.org's rated games keep the tournament rule; unrated ones lose it.
+        let keryo = |rated: &str| headers_variant(&[header("Game", "Keryo-Pente"), header("Rated", rated)]);
+        assert_eq!((keryo("Y"), keryo(" N ")), (Some(Variant::Keryo), Some(Variant::FreeKeryo)));
+        assert_eq!(headers_variant(&[header("Rated", "N")]), Some(Variant::FreePente), "Pente without a Game");
+        assert_eq!(headers_variant(&[header("Game", "Gomoku"), header("Rated", "N")]), Some(Variant::Gomoku));
+        assert_eq!(variant_from_game_name("Free Keryo"), Some(Variant::FreeKeryo));
         assert_eq!(variant_from_game_name("Speed Pente"), Some(Variant::Pente));
         assert_eq!(variant_from_game_name("speed keryo-pente"), Some(Variant::Keryo));
         assert_eq!(variant_from_game_name("Turn-based Gomoku"), Some(Variant::Gomoku));

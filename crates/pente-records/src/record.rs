@@ -165,6 +165,9 @@ impl GameRecord {
     #[must_use]
     pub fn new(rules: Rules, moves: Vec<Point>) -> GameRecord {
         let mut headers = vec![("Game".to_string(), game_name(rules.variant()).to_string())];
+        if crate::pgn::unrated(rules.variant()) {
+            headers.push(("Rated".to_string(), "N".to_string()));
+        }
         if rules.size() != pente_core::MAX_SIZE {
             headers.push(("Size".to_string(), rules.size().to_string()));
         }

@@ -67,16 +67,18 @@ fn reads_every_game_with_its_rules_and_lines() {
     let games = pente_org();
     assert_eq!(games.len(), 11);
     let rules: Vec<String> = games.iter().map(|g| g.rules.to_string()).collect();
+    // Unrated Pente (`[Rated "N"]`, games 2 and 7) is played without the
+    // tournament rule on pente.org: free Pente.
     assert_eq!(
         rules,
         [
             "pente",
-            "pente",
+            "free-pente",
             "keryo",
             "gomoku",
             "pente",
             "pente",
-            "pente/13",
+            "free-pente/13",
             "free-pente",
             "gomoku-exact",
             "keryo",
@@ -281,4 +283,24 @@ fn random_records_round_trip() {
     let text = write_pgn(&records);
     assert!(text.lines().all(|line| line.len() <= 80));
     assert_eq!(without_lines(parse_pgn(&text).unwrap()), records);
+}
+
+/// Free Keryo is pente.org's unrated Keryo-Pente: read from `[Rated "N"]`,
+/// written back the same way, and move 3 may go near the centre.
+#[test]
+fn free_keryo_is_unrated_keryo_pente() {
+    let text = "[Game \"Keryo-Pente\"]\n[Rated \"N\"]\n\n1. K10 L9 2. K9 *\n";
+    let games = parse_pgn(text).unwrap();
+    assert_eq!(games[0].rules.variant(), Variant::FreeKeryo);
+    assert_eq!(write_pgn(&games), text);
+    let rated = parse_pgn(&text.replace("\"N\"", "\"Y\"")).unwrap();
+    assert_eq!(rated[0].rules.variant(), Variant::Keryo);
+    // Move 3 breaks the tournament rule in rated Keryo only.
+    assert!(Game::from_move_list(rated[0].rules, "K10 L9 K9").is_err());
+    assert!(Game::from_move_list(games[0].rules, "K10 L9 K9").is_ok());
+    // A record made here says so the same way.
+    let record = GameRecord::new(Rules::new(Variant::FreeKeryo, 13).unwrap(), vec![]);
+    let written = write_pgn(&[record]);
+    assert!(written.starts_with("[Game \"Keryo-Pente\"]\n[Rated \"N\"]\n[Size \"13\"]\n"), "{written}");
+    assert_eq!(parse_pgn(&written).unwrap()[0].rules, Rules::new(Variant::FreeKeryo, 13).unwrap());
 }
