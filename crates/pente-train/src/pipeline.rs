@@ -135,6 +135,10 @@ pub struct LoopState {
     /// CPU-hours spent so far, the `start` network's included.
     #[serde(default)]
     pub cpu_hours: f64,
+    /// The generation the run's networks count on from, fixed when the run
+    /// begins (the `start` network may change later, e.g. by `export`).
+    #[serde(default)]
+    pub first_generation: Option<u32>,
     /// Every rated player.
     pub table: Vec<EloEntry>,
 }
@@ -431,7 +435,11 @@ pub fn run_loop(
     };
     let mut cpu = CpuMeter::start();
     let arena_spec = |path: &Path| PlayerSpec::model(path, config.arena.visits);
-    let (initial_id, first) = first_generation(config);
+    let (initial_id, first) = match (state.table.first(), state.first_generation) {
+        (Some(initial), Some(first)) => (initial.model.clone(), first),
+        _ => first_generation(config),
+    };
+    state.first_generation = Some(first);
     let network_id = |k: u32| if k == 0 { initial_id.clone() } else { format!("{}-{}", config.name, first + k) };
     let initial = models.join(network_id(0));
 

@@ -176,6 +176,12 @@ fn a_run_starts_from_a_model_directory() {
     assert_eq!(info.iterations, 8);
     let arena = std::fs::read_to_string(config.run_dir().join("iter-001/arena.json")).unwrap();
     assert!(arena.contains("ci-9@"), "{arena}");
+    // Run again, its start now being its own export: nothing is renamed or
+    // counted again.
+    let exported_info = pente_nn::store::load_info(&exported).unwrap();
+    let again = run_loop(&config, &Backend::default(), &mut |_| {}).unwrap();
+    assert_eq!(again.table, third.table);
+    assert_eq!(pente_nn::store::load_info(&exported).unwrap(), exported_info);
     assert_eq!(std::fs::read_to_string(exported.join("timings.csv")).unwrap().lines().count(), 3);
     std::fs::remove_dir_all(runs).unwrap();
 }
