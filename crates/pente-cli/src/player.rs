@@ -35,8 +35,7 @@ pub fn choose_backend(choice: BackendChoice) -> anyhow::Result<Backend> {
 /// `--visits` and `--level`: how strong the engine plays.
 #[derive(Debug, Clone, Args)]
 pub struct StrengthArgs {
-    /// Engine playouts per move (default 400, the full-strength search
-    /// without the verify step).
+    /// Engine playouts per move (default 400: the search of level 7).
     #[arg(long, conflicts_with = "level")]
     pub visits: Option<u32>,
     /// A strength level from 1 (the network's policy, sampled) to 9 (1600
@@ -49,7 +48,7 @@ pub struct StrengthArgs {
 
 impl StrengthArgs {
     /// The search settings and their description (`400 visits`, `level 3
-    /// (32 visits, temperature 0.25, no solver)`).
+    /// (8 visits, best move, no solver)`).
     pub fn params(&self) -> anyhow::Result<(SearchParams, String)> {
         strength(self.level, self.visits)
     }
