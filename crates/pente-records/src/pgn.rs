@@ -54,9 +54,9 @@ fn headers_variant(headers: &[(String, String)]) -> Option<Variant> {
 /// The variant a `Game` header names, case-insensitively: pente.org's names
 /// (`Pente`, `Keryo-Pente`, `Gomoku`, with their `Speed` and `Turn-based`
 /// forms), our own names (`free-pente`, `free-keryo`, `gomoku-exact`,
-/// `keryo`), with spaces, hyphens or underscores. (A `[Rated "N"]` header
-/// makes Pente and Keryo-Pente free; the reader applies it.) `None` for other games (D-Pente, G-Pente,
-/// Poof-Pente, Boat-Pente, Connect6, ...).
+/// `keryo`), with spaces, hyphens or underscores. `None` for other games
+/// (D-Pente, G-Pente, Poof-Pente, Boat-Pente, Connect6, ...). A `[Rated
+/// "N"]` header makes Pente and Keryo-Pente free; the reader applies it.
 ///
 /// Note: pente.org's own Gomoku counts only exactly five (its server sets
 /// `allowOverlines(false)`), which is our `gomoku-exact`; `Gomoku` is read as

@@ -105,12 +105,6 @@ impl Level {
     }
 }
 
-/// One line per level, for `--help`.
-#[must_use]
-pub fn help_table() -> String {
-    TABLE.iter().map(|l| format!("{}: {}", l.number, l.describe())).collect::<Vec<_>>().join("; ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

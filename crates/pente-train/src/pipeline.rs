@@ -363,19 +363,26 @@ const MODEL_FILES: [&str; 4] = {
     [WEIGHTS_FILE, INFO_FILE, SAFETENSORS_FILE, ONNX_FILE]
 };
 
-/// Copies the model files of `from` into `to` (through a temporary directory).
+/// Copies the model files of `from` into `to`, leaving its other files (a
+/// campaign folder's history and README): each goes under a temporary name
+/// first, then all are renamed, so a reader never sees half a file. A model
+/// saved before `model.onnx` existed has none, and a stale one in `to` goes.
 fn copy_model(from: &Path, to: &Path) -> Result<(), TrainError> {
-    let tmp = to.with_extension("tmp");
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).map_err(io_error(&tmp))?;
-    for file in MODEL_FILES {
-        if file == pente_nn::store::ONNX_FILE && !from.join(file).is_file() {
-            continue; // saved before model.onnx existed: the rest is the model
-        }
-        std::fs::copy(from.join(file), tmp.join(file)).map_err(io_error(&from.join(file)))?;
+    use pente_nn::store::ONNX_FILE;
+    std::fs::create_dir_all(to).map_err(io_error(to))?;
+    let files: Vec<&str> =
+        MODEL_FILES.into_iter().filter(|&file| file != ONNX_FILE || from.join(file).is_file()).collect();
+    let tmp = |file: &str| to.join(format!("{file}.tmp"));
+    for file in &files {
+        std::fs::copy(from.join(file), tmp(file)).map_err(io_error(&from.join(file)))?;
     }
-    let _ = std::fs::remove_dir_all(to);
-    std::fs::rename(&tmp, to).map_err(io_error(to))
+    for file in &files {
+        std::fs::rename(tmp(file), to.join(file)).map_err(io_error(&to.join(file)))?;
+    }
+    if !files.contains(&ONNX_FILE) {
+        let _ = std::fs::remove_file(to.join(ONNX_FILE));
+    }
+    Ok(())
 }
 
 /// A match whose result is cached in `path` (JSON): played once, read after.
@@ -562,40 +569,39 @@ pub fn run_loop(
 
     // The final network against the first, and the baselines again.
     let last = state.iteration;
-    let final_rated = state.table.iter().any(|e| e.iteration == last && e.model.ends_with("(final)"));
-    if state.best != initial && !final_rated {
-        report(LoopEvent::Stage {
-            iteration: last,
-            stage: "final",
-            detail: "the best network against the first".into(),
-        });
-        let arena = config.arena_config(config.selfplay.seed ^ 0xF1F1);
-        let result = cached_match(
-            &final_path(&dir, last),
-            &arena_spec(&state.best),
-            &arena_spec(&initial),
-            &arena,
-            backend,
-            report,
-        )?;
-        let name = state.best.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        let first_elo = state.table.first().map_or(0.0, |e| e.elo);
-        let best_hours = load_info(&state.best)?.cpu_hours;
-        state.table.push(EloEntry {
-            iteration: last,
-            model: format!("{name} (final)"),
-            elo: first_elo + result.elo.diff,
-            elo_low: first_elo + result.elo.low,
-            elo_high: first_elo + result.elo.high,
-            games: result.wins + result.losses + result.draws,
-            cpu_hours: best_hours,
-        });
-        state.cpu_hours += cpu.take();
-        save_state(&dir, &state)?;
-    }
     if state.best != initial {
-        let (best, hours) = (state.best.clone(), load_info(&state.best)?.cpu_hours);
-        if rate_baselines(&run, last, &best, (state.best_elo, hours), &mut state, report)? {
+        let best = state.best.clone();
+        let best_hours = load_info(&best)?.cpu_hours;
+        if !state.table.iter().any(|e| e.iteration == last && e.model.ends_with("(final)")) {
+            report(LoopEvent::Stage {
+                iteration: last,
+                stage: "final",
+                detail: "the best network against the first".into(),
+            });
+            let arena = config.arena_config(config.selfplay.seed ^ 0xF1F1);
+            let result = cached_match(
+                &final_path(&dir, last),
+                &arena_spec(&best),
+                &arena_spec(&initial),
+                &arena,
+                backend,
+                report,
+            )?;
+            let name = best.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+            let first_elo = state.table.first().map_or(0.0, |e| e.elo);
+            state.table.push(EloEntry {
+                iteration: last,
+                model: format!("{name} (final)"),
+                elo: first_elo + result.elo.diff,
+                elo_low: first_elo + result.elo.low,
+                elo_high: first_elo + result.elo.high,
+                games: result.wins + result.losses + result.draws,
+                cpu_hours: best_hours,
+            });
+            state.cpu_hours += cpu.take();
+            save_state(&dir, &state)?;
+        }
+        if rate_baselines(&run, last, &best, (state.best_elo, best_hours), &mut state, report)? {
             state.cpu_hours += cpu.take();
             save_state(&dir, &state)?;
         }
@@ -620,16 +626,7 @@ pub fn run_loop(
 /// starting from it counts on from everything spent.
 fn export_best(dir: &Path, state: &LoopState, generation: u32, to: &Path) -> Result<(), TrainError> {
     if to.canonicalize().ok() != state.best.canonicalize().ok() {
-        // File by file, leaving the rest of `to` (its history, a README):
-        // every file goes under a temporary name first, then all are renamed.
-        std::fs::create_dir_all(to).map_err(io_error(to))?;
-        let files: Vec<&str> = MODEL_FILES.into_iter().filter(|file| state.best.join(file).is_file()).collect();
-        for file in &files {
-            std::fs::copy(state.best.join(file), to.join(format!("{file}.tmp"))).map_err(io_error(&to.join(file)))?;
-        }
-        for file in &files {
-            std::fs::rename(to.join(format!("{file}.tmp")), to.join(file)).map_err(io_error(&to.join(file)))?;
-        }
+        copy_model(&state.best, to)?;
     }
     let info =
         ModelInfo { cpu_hours: state.cpu_hours, elo: Some(state.best_elo), iterations: generation, ..load_info(to)? };
