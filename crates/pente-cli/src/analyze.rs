@@ -60,10 +60,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Win rate for the side to move from a value in `[-1, 1]`.
-pub fn winrate(value: f32) -> f32 {
-    (value + 1.0) / 2.0
-}
+pub use pente_web::protocol::winrate;
 
 fn write_result(out: &mut impl Write, result: &SearchResult, top: usize) -> std::io::Result<()> {
     let Some(best) = result.best_move else {

@@ -12,6 +12,7 @@ mod player;
 mod plot;
 mod replay;
 mod selfplay;
+mod serve;
 mod solve;
 mod stats;
 mod train;
@@ -68,6 +69,8 @@ enum Command {
     /// Draw PNG pictures: next-move heatmaps on the board, training curves.
     #[command(subcommand)]
     Plot(plot::PlotCommand),
+    /// A web board in the browser: play, live analysis, game viewer, opening explorer.
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
         Command::Bench(command) => bench::run(command),
         Command::Stats(args) => stats::run(args),
         Command::Plot(command) => plot::run(command),
+        Command::Serve(args) => serve::run(args),
     };
     match result {
         Ok(code) => code,

@@ -54,22 +54,9 @@ impl StrengthArgs {
     }
 }
 
-/// The settings of `level` if given, else the default search at `visits`
-/// (default 400), with a description.
+/// The settings of `level` if given, else the default search at `visits`.
 pub fn strength(level: Option<u8>, visits: Option<u32>) -> anyhow::Result<(SearchParams, String)> {
-    match level {
-        Some(number) => {
-            let level = level::level(number).map_err(anyhow::Error::msg)?;
-            Ok((level.params(), format!("level {number} ({})", level.describe())))
-        }
-        None => {
-            let visits = visits.unwrap_or(SearchParams::default().visits);
-            if visits == 0 || visits > 1_000_000 {
-                anyhow::bail!("visits must be between 1 and 1000000, not {visits}");
-            }
-            Ok((SearchParams { visits, ..SearchParams::default() }, format!("{visits} visits")))
-        }
-    }
+    level::strength(level, visits).map_err(anyhow::Error::msg)
 }
 
 /// Threads a network gets when one search uses it: every core.

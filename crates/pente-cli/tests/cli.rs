@@ -520,3 +520,23 @@ fn analyze_and_engine_show_the_proven_line() {
     assert_eq!(v["moves_to_end"], 2);
     assert_eq!(v["proven_line"].as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn serve_refuses_a_bad_game_file_and_a_taken_port() {
+    let dir = std::env::temp_dir().join(format!("pente-serve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "hello\n").unwrap();
+    let out = pente(&["serve", "--port", "0", "--games", bad.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("bad.csv:1:") && stderr.contains("header"), "{stderr}");
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let out = pente(&["serve", "--port", &port, "--model", "heuristic"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("cannot listen on 127.0.0.1:{port}")), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

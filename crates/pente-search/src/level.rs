@@ -67,6 +67,28 @@ pub fn level(number: u8) -> Result<Level, String> {
         .ok_or_else(|| format!("level {number} does not exist: levels go from 1 (weakest) to {LEVELS} (full strength)"))
 }
 
+/// The settings of level `number` if given, else the default search at
+/// `visits` (default: level 7's 400), with a description (`400 visits`,
+/// `level 3 (8 visits, best move, no solver)`).
+///
+/// # Errors
+/// A message for a level outside 1 to [`LEVELS`], or visits outside 1 to 1000000.
+pub fn strength(number: Option<u8>, visits: Option<u32>) -> Result<(SearchParams, String), String> {
+    match number {
+        Some(number) => {
+            let level = level(number)?;
+            Ok((level.params(), format!("level {number} ({})", level.describe())))
+        }
+        None => {
+            let visits = visits.unwrap_or(SearchParams::default().visits);
+            if visits == 0 || visits > 1_000_000 {
+                return Err(format!("visits must be between 1 and 1000000, not {visits}"));
+            }
+            Ok((SearchParams { visits, ..SearchParams::default() }, format!("{visits} visits")))
+        }
+    }
+}
+
 impl Level {
     /// The search settings of this level.
     #[must_use]

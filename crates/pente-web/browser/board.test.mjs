@@ -1,0 +1,217 @@
+// `pente serve` in a real browser: Debian's chromium, driven by
+// playwright-core. Run from the repository root after a release build:
+//   npm --prefix crates/pente-web/browser test
+// PENTE_BIN names the binary (default target/release/pente), CHROMIUM the
+// browser (default /usr/bin/chromium); SCREENSHOT=DIR also saves the
+// README's pictures there.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+// Paths are the repository root's, wherever npm runs this from.
+process.chdir(fileURLToPath(new URL("../../..", import.meta.url)));
+
+const BIN = process.env.PENTE_BIN || "target/release/pente";
+const SAMPLE = "data/sample-games.pgn";
+const SCREENSHOT = process.env.SCREENSHOT;
+// The heuristic keeps the engine fast and the same on every machine;
+// PENTE_MODEL=data/models/default shows the shipped network instead.
+const MODEL = process.env.PENTE_MODEL || "heuristic";
+
+let server;
+let address;
+let browser;
+
+// The server on a free port, with the sample games; the heuristic keeps
+// the engine fast and the same on every machine.
+async function startServer(args) {
+  const child = spawn(BIN, ["serve", "--port", "0", "--games", SAMPLE, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const match = out.match(/open (http:\/\/\S+\/)/);
+      if (match) resolve(match[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`pente serve exited with ${code}: ${out}`)));
+  });
+  return { child, url };
+}
+
+before(async () => {
+  ({ child: server, url: address } = await startServer(["--model", MODEL, "--level", "4"]));
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill();
+});
+
+async function openPage() {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(address);
+  await page.waitForSelector('[data-point="K10"]');
+  return { page, errors };
+}
+
+const plies = (page) => page.locator('[data-testid="status"]').getAttribute("data-plies");
+
+test("a click plays a move and the engine answers on the board", async () => {
+  const { page, errors } = await openPage();
+  assert.match(await page.textContent('[data-testid="status"]'), /white to move/);
+  await page.click('[data-point="K10"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]').dataset.plies === "2");
+  assert.equal(await page.locator('[data-stone="white"][data-at="K10"]').count(), 1);
+  assert.equal(await page.locator('[data-stone="black"]').count(), 1);
+  assert.match(await page.textContent('[data-testid="message"]'), /engine played [A-T]\d+/);
+  // Move 3 under the tournament rule: the zone around the centre is shown,
+  // and a move into it is refused with the rules' reason.
+  assert.ok((await page.locator(".restricted").count()) > 0, "the tournament rule's zone");
+  await page.click('[data-point="K11"]');
+  assert.match(await page.textContent('[data-testid="message"]'), /K11/);
+  assert.equal(await plies(page), "2");
+  // Take back returns to White's first move.
+  await page.click('[data-testid="take-back"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]').dataset.plies === "0");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the live analysis streams candidates onto the board", async () => {
+  const { page, errors } = await openPage();
+  await page.selectOption('[data-testid="human"]', "both");
+  await page.click('[data-point="K10"]');
+  await page.click('[data-point="L9"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]').dataset.plies === "2");
+  await page.check('[data-testid="analyze"]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="analysis-summary"]').dataset.visits) >= 200);
+  assert.ok((await page.locator('[data-testid="candidates"] tbody tr').count()) > 0);
+  assert.ok((await page.locator("[data-candidate]").count()) > 0);
+  await page.check('[data-testid="heatmap"]');
+  assert.ok((await page.locator(".heat").count()) > 0);
+  if (SCREENSHOT) await page.screenshot({ path: `${SCREENSHOT}/web-analysis.png` });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a loaded game steps through, and its graph draws", async () => {
+  const { page, errors } = await openPage();
+  const games = JSON.parse(execFileSync(BIN, ["stats", SAMPLE, "--format", "json"]).toString());
+  assert.ok(games.games_read > 0);
+  assert.equal(await page.locator('[data-testid="game-list"] option').count(), games.games_read);
+  await page.selectOption('[data-testid="game-list"]', "0");
+  const first = await (await fetch(address + "api/games")).json();
+  const length = first.games[0].moves.length;
+  await page.waitForFunction((n) => document.querySelector('[data-testid="status"]').dataset.plies === String(n), length);
+  await page.click('[data-testid="first"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]').dataset.plies === "0");
+  for (let i = 1; i <= 3; i++) {
+    await page.click('[data-testid="forward"]');
+    await page.waitForFunction((n) => document.querySelector('[data-testid="status"]').dataset.plies === String(n), i);
+  }
+  assert.equal(await page.locator("[data-stone]").count(), 3);
+  const third = first.games[0].moves[2];
+  assert.equal(await page.locator(`[data-stone="white"][data-at="${third}"]`).count(), 1);
+  await page.click('[data-testid="graph-button"]');
+  await page.waitForSelector('#graph polyline');
+  assert.equal(await page.locator("#graph polyline").getAttribute("data-points"), String(length + 1));
+  if (SCREENSHOT) await page.screenshot({ path: `${SCREENSHOT}/web-viewer.png` });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("an uploaded game file joins the list; a bad one is refused with its line", async () => {
+  // A server of its own: the other tests count the sample file's games.
+  const own = await startServer(["--model", "heuristic"]);
+  try {
+    const page = await browser.newPage();
+    await page.goto(own.url);
+    await page.waitForSelector('[data-point="K10"]');
+    const before = await page.locator('[data-testid="game-list"] option').count();
+    await page.setInputFiles('[data-testid="upload"]', { name: "more.pgn", mimeType: "text/plain", buffer: readFileSync(SAMPLE) });
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="game-list"] option').length === n, 2 * before);
+    await page.setInputFiles('[data-testid="upload"]', { name: "bad.csv", mimeType: "text/plain", buffer: Buffer.from("hello\n") });
+    await page.waitForFunction(() => document.querySelector('[data-testid="message"]').textContent.includes("bad.csv:1"));
+    assert.equal(await page.locator('[data-testid="game-list"] option').count(), 2 * before);
+    await page.close();
+  } finally {
+    own.child.kill();
+  }
+});
+
+test("the explorer shows the numbers of pente stats", async () => {
+  const { page, errors } = await openPage();
+  await page.selectOption('[data-testid="human"]', "both");
+  await page.click('[data-point="K10"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]').dataset.plies === "1");
+  const stats = JSON.parse(execFileSync(BIN, ["stats", SAMPLE, "--moves", "K10", "--variant", "pente", "--size", "19",
+    "--top", "0", "--format", "json"]).toString());
+  const expected = stats.explorer.next;
+  assert.ok(expected.length > 0, "the sample games go on from K10");
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="explorer"] tbody tr').length === n, expected.length);
+  const rows = await page.$$eval('[data-testid="explorer"] tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.deepEqual(rows, expected.map((r) => [r.key, String(r.games), `${r.share_pct} %`, `${r.white_pct} %`, `${r.black_pct} %`, `${r.mover_win_pct} %`]));
+  // Clicking a row plays its move.
+  await page.click(`[data-testid="explorer"] tbody tr[data-move="${expected[0].key}"]`);
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]').dataset.plies === "2");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the API answers bad requests with a JSON error and keeps serving", async () => {
+  const post = (path, body) => fetch(address + path, { method: "POST", body });
+  for (const [path, body, words] of [
+    ["api/analyze", "{", "not JSON"],
+    ["api/analyze", '{"moves": ["K10", "K10"]}', "move 2"],
+    ["api/analyze", '{"variant": "chess"}', "chess"],
+    ["api/position", '{"size": 4}', "4"],
+    ["api/graph", '{"moves": ["Z1"]}', "Z1"],
+    ["api/games?name=bad.csv", "hello", "bad.csv:1"],
+  ]) {
+    const response = await post(path, body);
+    assert.equal(response.status, 400, `${path} ${body}`);
+    assert.match((await response.json()).error, new RegExp(words), `${path} ${body}`);
+  }
+  assert.equal((await fetch(address + "api/nothing")).status, 404);
+  const ok = await post("api/analyze", '{"id": 7, "moves": ["K10"], "visits": 50}');
+  assert.equal(ok.status, 200);
+  const answer = await ok.json();
+  assert.equal(answer.id, 7);
+  assert.equal(answer.visits, 50);
+  const pgn = await (await post("api/pgn", '{"moves": ["K10", "L9"], "white": "me"}')).text();
+  assert.match(pgn, /\[White "me"\]/);
+  assert.match(pgn, /1\. K10 L9/);
+});
+
+test("several tabs analyse at once; a closed one stops its search", async () => {
+  const request = (visits) => encodeURIComponent(JSON.stringify({ moves: ["K10"], visits }));
+  const long = new AbortController();
+  const stream = await fetch(`${address}api/analyze/stream?request=${request(1000000)}`, { signal: long.signal });
+  const reader = stream.body.getReader();
+  const { value } = await reader.read();
+  assert.match(new TextDecoder().decode(value), /event: update/);
+  // A second search is served while the first runs, and the first stops
+  // once its client goes away.
+  const started = Date.now();
+  const quick = await (await fetch(address + "api/analyze", { method: "POST", body: '{"moves": ["K10"], "visits": 300}' })).json();
+  assert.equal(quick.visits, 300);
+  assert.equal((await (await fetch(address + "api/info")).json()).searches_running, 1);
+  long.abort();
+  let running = 1;
+  for (let i = 0; i < 100 && running > 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    running = (await (await fetch(address + "api/info")).json()).searches_running;
+  }
+  assert.equal(running, 0, "the search of the closed connection stopped");
+  assert.ok(Date.now() - started < 60000);
+});

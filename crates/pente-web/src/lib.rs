@@ -1,0 +1,95 @@
+//! `pente serve`: a local web board. One page, every asset compiled into
+//! the binary, over a JSON API that scripts can call too:
+//!
+//! - `POST /api/analyze`: the engine's request object (as `pente engine`
+//!   reads it, [`protocol`]) in, its response object out;
+//! - `GET /api/analyze/stream?request=JSON`: the same search as server-sent
+//!   events, one `update` a slice and a final `done`; closing the
+//!   connection stops the search;
+//! - `POST /api/position`, `POST /api/graph`, `GET|POST /api/games`,
+//!   `GET /api/explorer`, `POST /api/pgn`: the board, the win-rate graph,
+//!   the game viewer, the opening explorer and PGN export.
+//!
+//! Searches run on one engine thread ([`engine`]) in slices taken in turn,
+//! so several tabs share it; the network behind them comes from an
+//! [`EvaluatorSource`] the caller gives, so this crate needs no network
+//! backend of its own.
+
+pub mod engine;
+pub mod library;
+pub mod protocol;
+mod server;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+
+pub use engine::{Engine, EvaluatorSource};
+pub use library::Library;
+pub use protocol::Defaults;
+pub use server::{AppState, router};
+use thiserror::Error;
+
+/// Where and what `pente serve` serves.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// The address to listen on, e.g. `127.0.0.1`.
+    pub host: String,
+    /// The port; 0 picks a free one.
+    pub port: u16,
+    /// Game files for the viewer and the explorer.
+    pub games: Vec<PathBuf>,
+    /// The strength of requests that give none.
+    pub defaults: Defaults,
+}
+
+/// Why the server could not start.
+#[derive(Debug, Error)]
+pub enum ServeError {
+    /// A `--games` file is unreadable or has a bad record.
+    #[error("{0}")]
+    Games(String),
+    /// The address is taken or not ours.
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// The address asked for.
+        address: String,
+        /// The reason.
+        source: std::io::Error,
+    },
+    /// The runtime failed.
+    #[error("server: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Loads the game files, binds the address, calls `ready` with it, and
+/// serves until Ctrl-C.
+///
+/// # Errors
+/// A bad game file, an address that cannot be bound, or a runtime failure.
+pub fn serve(
+    options: &ServeOptions,
+    source: Box<dyn EvaluatorSource>,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), ServeError> {
+    let mut library = Library::default();
+    for path in &options.games {
+        library.load(path, &path.display().to_string()).map_err(ServeError::Games)?;
+    }
+    let state =
+        AppState { engine: Engine::start(source), library: Arc::new(RwLock::new(library)), defaults: options.defaults };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async {
+        let address = format!("{}:{}", options.host, options.port);
+        let listener = tokio::net::TcpListener::bind(&address)
+            .await
+            .map_err(|source| ServeError::Bind { address: address.clone(), source })?;
+        ready(listener.local_addr()?);
+        axum::serve(listener, router(state))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await?;
+        Ok(())
+    })
+}

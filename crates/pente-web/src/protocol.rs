@@ -1,0 +1,242 @@
+//! The engine's JSON request and response, shared by `pente engine` (one
+//! JSON object a line on stdin and stdout) and `pente serve` (HTTP).
+//!
+//! Request: `{"id": "a", "variant": "pente", "size": 19, "moves": ["K10", "L9"], "visits": 200}`
+//! (every field optional; `visits` or `level` (1-9), `seconds` (a time
+//! limit), `model`). Response: `{"id": "a", "best_move": "K7", "value": 0.12,
+//! "winrate": 0.56, "visits": 200, "candidates": [{"move": "K7", "visits":
+//! 120, "prior": 0.31, "winrate": 0.55}, ...], "evaluator": "..."}`; a
+//! proven result adds `"proven": "win"` (or `"loss"`, `"draw"`), and for a
+//! win or a loss `"proven_line"` and `"moves_to_end"`. A bad request gets
+//! `{"id": ..., "error": "..."}`.
+
+use std::path::PathBuf;
+
+use pente_core::{Game, Point, Rules, Variant};
+use pente_search::{Proof, SearchParams, SearchResult, level};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The most a request may ask for: a search of longer than about ten
+/// minutes is a mistake on this machine.
+pub const MAX_SECONDS: f64 = 600.0;
+
+/// An analysis request, as sent.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    /// Echoed in the response.
+    #[serde(default)]
+    pub id: Value,
+    /// A variant name (`pente`, `keryo`, ...); default `pente`.
+    #[serde(default = "default_variant")]
+    pub variant: String,
+    /// The board side; default 19.
+    #[serde(default = "default_size")]
+    pub size: u8,
+    /// Moves from the empty board, White first.
+    #[serde(default)]
+    pub moves: Vec<String>,
+    /// Playouts (not with `level`).
+    pub visits: Option<u32>,
+    /// A strength level, 1-9 (not with `visits`).
+    pub level: Option<u8>,
+    /// A time limit in seconds; alone, the search runs until it (or a
+    /// million visits).
+    pub seconds: Option<f64>,
+    /// A network directory, `heuristic` or `uniform`; default: the server's.
+    pub model: Option<PathBuf>,
+}
+
+fn default_variant() -> String {
+    "pente".into()
+}
+
+fn default_size() -> u8 {
+    19
+}
+
+/// A request that cannot be answered, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Failure {
+    /// The request's id, if it had one.
+    pub id: Value,
+    /// What is wrong.
+    pub error: String,
+}
+
+/// A request checked and ready to search.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The request's id.
+    pub id: Value,
+    /// The position to search, with the moves that reached it.
+    pub game: Game,
+    /// The search settings.
+    pub params: SearchParams,
+    /// The network asked for; `None` for the server's default.
+    pub model: Option<PathBuf>,
+}
+
+/// The default strength of requests that give none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Defaults {
+    /// A level, or
+    pub level: Option<u8>,
+    /// visits (else the default search).
+    pub visits: Option<u32>,
+}
+
+impl Request {
+    /// Reads a request from JSON text, naming what is wrong.
+    ///
+    /// # Errors
+    /// Text that is not JSON, or not a request.
+    pub fn parse(text: &str) -> Result<Request, Failure> {
+        let json: Value =
+            serde_json::from_str(text).map_err(|e| Failure { id: Value::Null, error: format!("not JSON: {e}") })?;
+        let id = json.get("id").cloned().unwrap_or(Value::Null);
+        serde_json::from_value(json).map_err(|e| Failure { id, error: format!("bad request: {e}") })
+    }
+
+    /// The rules and moves replayed, and the search settings, checked.
+    ///
+    /// # Errors
+    /// An unknown variant, a bad size, an illegal move (named), both visits
+    /// and level, or a budget out of range.
+    pub fn prepare(self, defaults: Defaults) -> Result<Prepared, Failure> {
+        let fail = |error: String| Failure { id: self.id.clone(), error };
+        let variant: Variant = self.variant.parse().map_err(|e| fail(format!("{e}")))?;
+        let rules = Rules::new(variant, self.size).map_err(|e| fail(format!("{e}")))?;
+        let game = Game::from_move_list(rules, &self.moves.join(" ")).map_err(|e| fail(e.to_string()))?;
+        let (level, visits) = match (self.level, self.visits, self.seconds) {
+            (Some(_), Some(_), _) => return Err(fail("give visits or level, not both".into())),
+            (None, None, Some(_)) => (None, Some(1_000_000)),
+            (None, None, None) => (defaults.level, defaults.visits),
+            (level, visits, _) => (level, visits),
+        };
+        let (mut params, _) = level::strength(level, visits).map_err(fail)?;
+        if let Some(seconds) = self.seconds {
+            if !(seconds > 0.0 && seconds <= MAX_SECONDS) {
+                return Err(fail(format!("seconds must be above 0 and at most {MAX_SECONDS}, not {seconds}")));
+            }
+            params.max_seconds = Some(seconds);
+        }
+        Ok(Prepared { id: self.id, game, params, model: self.model })
+    }
+}
+
+/// What the engine found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Response {
+    /// The request's id.
+    pub id: Value,
+    /// The move the engine plays (at its level's temperature); `None` when
+    /// the game is over.
+    pub best_move: Option<Point>,
+    /// The root value for the side to move, -1 to 1.
+    pub value: f32,
+    /// The side to move's win rate, 0 to 1.
+    pub winrate: f32,
+    /// `win`, `loss` or `draw` when the search proved it.
+    pub proven: Option<&'static str>,
+    /// A line to the end of the game from the best move, when proven.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub proven_line: Vec<Point>,
+    /// The winner's moves in the proven line (win or loss in N).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moves_to_end: Option<usize>,
+    /// Playouts of the root.
+    pub visits: u32,
+    /// The moves searched (or proven), most visited first.
+    pub candidates: Vec<CandidateJson>,
+    /// Which evaluator answered.
+    pub evaluator: String,
+}
+
+/// One candidate move of a [`Response`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CandidateJson {
+    /// The move.
+    #[serde(rename = "move")]
+    pub point: Point,
+    /// Playouts through it.
+    pub visits: u32,
+    /// The evaluator's prior, 0 to 1.
+    pub prior: f32,
+    /// The mover's win rate through it (1 or 0 when proven); `None` if unvisited.
+    pub winrate: Option<f32>,
+}
+
+/// Win rate for the side to move from a value in `[-1, 1]`.
+#[must_use]
+pub fn winrate(value: f32) -> f32 {
+    (value + 1.0) / 2.0
+}
+
+impl Response {
+    /// The response to request `id` for `result`, from `evaluator`.
+    #[must_use]
+    pub fn new(id: Value, result: &SearchResult, evaluator: String) -> Response {
+        Response {
+            id,
+            best_move: result.best_move,
+            value: result.value,
+            winrate: winrate(result.value),
+            proven: match result.proof {
+                Proof::Win => Some("win"),
+                Proof::Loss => Some("loss"),
+                Proof::Draw => Some("draw"),
+                Proof::Unknown => None,
+            },
+            proven_line: result.proven_line.clone(),
+            moves_to_end: result.moves_to_end(),
+            visits: result.visits,
+            candidates: result
+                .candidates
+                .iter()
+                .filter(|c| c.visits > 0 || c.proof != Proof::Unknown)
+                .map(|c| CandidateJson {
+                    point: c.point,
+                    visits: c.visits,
+                    prior: c.prior,
+                    winrate: match c.proof {
+                        Proof::Win => Some(1.0),
+                        Proof::Loss => Some(0.0),
+                        Proof::Draw => Some(0.5),
+                        Proof::Unknown => c.value.map(winrate),
+                    },
+                })
+                .collect(),
+            evaluator,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_checked_and_name_the_problem() {
+        let prepare = |text: &str| Request::parse(text).and_then(|r| r.prepare(Defaults::default()));
+        let ok = prepare(r#"{"id": 3, "moves": ["K10", "L9"], "level": 4}"#).unwrap();
+        assert_eq!((ok.id, ok.game.moves().len(), ok.params.visits), (Value::from(3), 2, 32));
+        let timed = prepare(r#"{"seconds": 0.5}"#).unwrap();
+        assert_eq!((timed.params.max_seconds, timed.params.visits), (Some(0.5), 1_000_000));
+        assert_eq!(prepare("{").unwrap_err().id, Value::Null);
+        for (text, error) in [
+            (r#"{"id": "x", "moves": ["K10", "K10"]}"#, "move 2"),
+            (r#"{"id": "x", "variant": "chess"}"#, "chess"),
+            (r#"{"id": "x", "size": 8}"#, "8"),
+            (r#"{"id": "x", "visits": 5, "level": 2}"#, "not both"),
+            (r#"{"id": "x", "level": 10}"#, "level 10"),
+            (r#"{"id": "x", "seconds": -1}"#, "seconds"),
+            (r#"{"id": "x", "colour": "white"}"#, "colour"),
+        ] {
+            let failure = prepare(text).unwrap_err();
+            assert_eq!(failure.id, Value::from("x"), "{text}");
+            assert!(failure.error.contains(error), "{text}: {}", failure.error);
+        }
+    }
+}

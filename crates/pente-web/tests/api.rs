@@ -1,0 +1,160 @@
+//! The JSON API through the router, without a socket; the browser tests
+//! (`crates/pente-web/browser`) drive the page itself.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use pente_analysis::{ReportOptions, Stats, StatsOptions};
+use pente_search::{Evaluator, UniformEvaluator};
+use pente_web::protocol::Defaults;
+use pente_web::{AppState, Engine, EvaluatorSource, Library, router};
+use serde_json::Value;
+use tower::ServiceExt;
+
+/// Uniform priors for every model but `missing`.
+struct Uniform;
+
+impl EvaluatorSource for Uniform {
+    fn load(&mut self, model: Option<&Path>) -> Result<(Box<dyn Evaluator>, String), String> {
+        match model {
+            Some(path) if path == Path::new("missing") => Err("missing: no such model".into()),
+            _ => Ok((Box::new(UniformEvaluator::default()), "uniform".into())),
+        }
+    }
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/sample-games.pgn")
+}
+
+fn state() -> AppState {
+    let mut library = Library::default();
+    library.load(&sample(), "sample-games.pgn").unwrap();
+    AppState {
+        engine: Engine::start(Box::new(Uniform)),
+        library: Arc::new(RwLock::new(library)),
+        defaults: Defaults::default(),
+    }
+}
+
+async fn call(state: &AppState, method: &str, uri: &str, body: &str) -> (StatusCode, Value) {
+    let request = Request::builder().method(method).uri(uri).body(Body::from(body.to_string())).unwrap();
+    let response = router(state.clone()).oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 24).await.unwrap();
+    let json = serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()));
+    (status, json)
+}
+
+#[tokio::test]
+async fn analyze_answers_as_the_engine_does_and_names_bad_requests() {
+    let state = state();
+    let (status, answer) =
+        call(&state, "POST", "/api/analyze", r#"{"id": "a", "moves": ["K10"], "visits": 250}"#).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!((answer["id"].as_str(), answer["visits"].as_u64()), (Some("a"), Some(250)));
+    assert_eq!(answer["evaluator"], "uniform");
+    assert!(answer["best_move"].is_string() && !answer["candidates"].as_array().unwrap().is_empty());
+
+    for (body, words) in [
+        ("{", "not JSON"),
+        (r#"{"id": 2, "moves": ["K10", "K10"]}"#, "move 2"),
+        (r#"{"id": 2, "model": "missing"}"#, "no such model"),
+        (r#"{"id": 2, "level": 0}"#, "level 0"),
+    ] {
+        let (status, answer) = call(&state, "POST", "/api/analyze", body).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert!(answer["error"].as_str().unwrap().contains(words), "{body}: {answer}");
+        if body != "{" {
+            assert_eq!(answer["id"], 2, "{body}");
+        }
+    }
+    let (status, answer) = call(&state, "GET", "/api/nothing", "").await;
+    assert_eq!((status, answer["error"].is_string()), (StatusCode::NOT_FOUND, true));
+}
+
+#[tokio::test]
+async fn the_explorer_counts_as_pente_stats_does() {
+    let state = state();
+    let (status, answer) = call(&state, "GET", "/api/explorer?variant=pente&size=19&moves=K10", "").await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let options = StatsOptions {
+        moves: Some(pente_core::parse_move_list("K10").unwrap()),
+        variant: Some(pente_core::Variant::Pente),
+        size: Some(19),
+        ..StatsOptions::default()
+    };
+    let mut stats = Stats::new(options);
+    stats.read_files(&[sample()], false, |_| {}).unwrap();
+    let mut report = stats.report(&ReportOptions::default());
+    report.files = vec!["sample-games.pgn".into()];
+    assert_eq!(answer, serde_json::to_value(&report).unwrap());
+    assert!(!report.explorer.unwrap().next.is_empty(), "the sample games go on from K10");
+
+    let (status, answer) = call(&state, "GET", "/api/explorer?size=13&moves=S19", "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(answer["error"].as_str().unwrap().contains("off the 13x13 board"), "{answer}");
+}
+
+#[tokio::test]
+async fn games_positions_graphs_and_pgn() {
+    let state = state();
+    let (_, games) = call(&state, "GET", "/api/games", "").await;
+    let games = games["games"].as_array().unwrap().clone();
+    assert!(games.len() > 3);
+    let first = &games[0];
+    let moves = first["moves"].clone();
+    let body = serde_json::json!({ "variant": first["variant"], "size": first["size"], "moves": moves }).to_string();
+    let (status, view) = call(&state, "POST", "/api/position", &body).await;
+    assert_eq!(status, StatusCode::OK, "{view}");
+    assert_eq!(view["result"], first["result"], "{view}");
+    let (status, graph) = call(&state, "POST", "/api/graph", &body).await;
+    assert_eq!(status, StatusCode::OK, "{graph}");
+    assert_eq!(graph["white_winrate"].as_array().unwrap().len(), moves.as_array().unwrap().len() + 1);
+    // The tournament rule's zone on White's second move.
+    let (_, view) = call(&state, "POST", "/api/position", r#"{"moves": ["K10", "L9"]}"#).await;
+    let zone: Vec<&str> = view["restricted"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+    assert!(zone.contains(&"K11") && !zone.contains(&"K13") && !zone.contains(&"L9"), "{zone:?}");
+
+    let (status, upload) = call(&state, "POST", "/api/games?name=../bad.csv", "hello\n").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(upload["error"].as_str().unwrap().starts_with("bad.csv:1:"), "{upload}");
+    let text = std::fs::read_to_string(sample()).unwrap();
+    let (status, upload) = call(&state, "POST", "/api/games?name=more.pgn", &text).await;
+    assert_eq!(status, StatusCode::OK, "{upload}");
+    assert_eq!(upload["games"].as_array().unwrap().len(), 2 * games.len());
+
+    let request = Request::builder().method("POST").uri("/api/pgn").body(Body::from(body)).unwrap();
+    let response = router(state.clone()).oneshot(request).await.unwrap();
+    let pgn = String::from_utf8(axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap().to_vec()).unwrap();
+    let record = &pente_records::parse_pgn(&pgn).unwrap()[0];
+    assert_eq!(serde_json::to_value(&record.moves).unwrap(), moves);
+}
+
+#[tokio::test]
+async fn searches_take_turns_stream_and_stop_when_dropped() {
+    let engine = Engine::start(Box::new(Uniform));
+    let prepare = |text: &str| pente_web::protocol::Request::parse(text).unwrap().prepare(Defaults::default()).unwrap();
+    let mut long = engine.search(prepare(r#"{"moves": ["K10"], "visits": 1000000}"#), true);
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        let update = long.recv().await.unwrap().unwrap();
+        assert!(!update.done);
+        seen.push(update.response.visits);
+    }
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+    // A second search finishes while the first still runs.
+    let mut short = engine.search(prepare(r#"{"moves": ["K10", "L9"], "visits": 300}"#), false);
+    let done = short.recv().await.unwrap().unwrap();
+    assert!(done.done && done.response.visits == 300);
+    assert_eq!(engine.running(), 1);
+    drop(long);
+    let started = Instant::now();
+    while engine.running() > 0 {
+        assert!(started.elapsed() < Duration::from_secs(20), "the dropped search goes on");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
