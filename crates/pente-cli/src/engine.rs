@@ -3,8 +3,8 @@
 //! are `pente_web::protocol`'s, shared with `pente serve`'s `/api/analyze`.
 //!
 //! Request: `{"id": "a", "variant": "pente", "size": 19, "moves": ["K10", "L9"], "visits": 200}`
-//! (`variant`, `size`, `visits` or `level` (1-9), `seconds` and `model`
-//! optional; `best_move` is the move the level plays, drawn at its
+//! (`variant`, `size`, `visits` or `level` (1-9), `seconds`, `model` and
+//! `policy` optional; `best_move` is the move the level plays, drawn at its
 //! temperature). Response: `{"id": "a", "best_move": "K7", "value": 0.12,
 //! "candidates": [{"move": "K7", "visits": 120, "prior": 0.31, "winrate":
 //! 0.55}, ...], "evaluator": "..."}`. A proven result adds `"proven": "win"`
@@ -78,5 +78,5 @@ fn answer(
     let mut search = Search::new(prepared.game.position().clone(), prepared.params, 0);
     let mut result = search.run(loaded.evaluator.as_ref());
     result.best_move = search.play_move(&result);
-    Ok(Response::new(prepared.id, &result, loaded.description.clone()))
+    Ok(Response::new(prepared.id, &result, loaded.description.clone(), prepared.policy))
 }

@@ -168,7 +168,7 @@ function stopStream() {
 function startStream() {
   stopStream();
   if (!state.view || state.view.result) { renderAnalysis(); return; }
-  const request = engineRequest();
+  const request = engineRequest({ policy: true });
   // A live analysis runs long, unless the user set a budget of his own.
   if (request.level) { delete request.level; request.visits = 20000; }
   const epoch = state.epoch;
@@ -229,9 +229,9 @@ function renderBoard() {
     }
   }
   const analysis = state.analysis;
-  if ($("heatmap").checked && analysis) {
-    const top = Math.max(...analysis.candidates.map((c) => c.prior), 0.001);
-    for (const c of analysis.candidates) {
+  if ($("heatmap").checked && analysis && analysis.policy) {
+    const top = Math.max(...analysis.policy.map((c) => c.prior), 0.001);
+    for (const c of analysis.policy) {
       const p = at(parsePoint(c.move));
       el("rect", { x: p.cx - 0.5, y: p.cy - 0.5, width: 1, height: 1, class: "heat", "fill-opacity": (0.75 * c.prior / top).toFixed(3) }, svg);
     }

@@ -123,6 +123,7 @@ struct Running {
     search: Search,
     params: SearchParams,
     model: Option<PathBuf>,
+    policy: bool,
     stream: bool,
     reply: Sender<Result<Update, Failure>>,
     /// Time spent in this search's own slices.
@@ -169,7 +170,7 @@ impl EngineThread {
     fn take(&mut self, job: Job) {
         match job {
             Job::Search { prepared, stream, reply } => {
-                let Prepared { id, game, params, model } = *prepared;
+                let Prepared { id, game, params, model, policy } = *prepared;
                 if let Err(error) = self.evaluator(model.as_ref()) {
                     let _ = reply.blocking_send(Err(Failure { id, error }));
                     return;
@@ -177,7 +178,8 @@ impl EngineThread {
                 let seed = game.position().hash();
                 let search = Search::new(game.position().clone(), params.clone(), seed);
                 self.count.fetch_add(1, Ordering::Relaxed);
-                self.running.push_back(Running { id, search, params, model, stream, reply, spent: Duration::ZERO });
+                let spent = Duration::ZERO;
+                self.running.push_back(Running { id, search, params, model, policy, stream, reply, spent });
             }
             Job::Graph { positions, visits, model, reply } => {
                 let graph = self.graph(&positions, visits, model.as_ref());
@@ -212,7 +214,7 @@ impl EngineThread {
         if done {
             result.best_move = running.search.play_move(&result);
         }
-        let response = Response::new(running.id.clone(), &result, description.clone());
+        let response = Response::new(running.id.clone(), &result, description.clone(), running.policy);
         if done {
             self.count.fetch_sub(1, Ordering::Relaxed);
             let _ = running.reply.blocking_send(Ok(Update { response, done }));

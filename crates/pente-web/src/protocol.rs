@@ -3,7 +3,7 @@
 //!
 //! Request: `{"id": "a", "variant": "pente", "size": 19, "moves": ["K10", "L9"], "visits": 200}`
 //! (every field optional; `visits` or `level` (1-9), `seconds` (a time
-//! limit), `model`). Response: `{"id": "a", "best_move": "K7", "value": 0.12,
+//! limit), `model`, `policy` (true: every move's prior in the response)). Response: `{"id": "a", "best_move": "K7", "value": 0.12,
 //! "winrate": 0.56, "visits": 200, "candidates": [{"move": "K7", "visits":
 //! 120, "prior": 0.31, "winrate": 0.55}, ...], "evaluator": "..."}`; a
 //! proven result adds `"proven": "win"` (or `"loss"`, `"draw"`), and for a
@@ -46,6 +46,9 @@ pub struct Request {
     pub seconds: Option<f64>,
     /// A network directory, `heuristic` or `uniform`; default: the server's.
     pub model: Option<PathBuf>,
+    /// Add `policy`: the prior of every legal move (for a heatmap).
+    #[serde(default)]
+    pub policy: bool,
 }
 
 fn default_variant() -> String {
@@ -76,6 +79,8 @@ pub struct Prepared {
     pub params: SearchParams,
     /// The network asked for; `None` for the server's default.
     pub model: Option<PathBuf>,
+    /// Whether the response carries every move's prior.
+    pub policy: bool,
 }
 
 /// The default strength of requests that give none.
@@ -122,7 +127,7 @@ impl Request {
             }
             params.max_seconds = Some(seconds);
         }
-        Ok(Prepared { id: self.id, game, params, model: self.model })
+        Ok(Prepared { id: self.id, game, params, model: self.model, policy: self.policy })
     }
 }
 
@@ -152,6 +157,19 @@ pub struct Response {
     pub candidates: Vec<CandidateJson>,
     /// Which evaluator answered.
     pub evaluator: String,
+    /// With `"policy": true`: every legal move's prior, highest first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<Vec<PriorJson>>,
+}
+
+/// One move's prior in [`Response::policy`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PriorJson {
+    /// The move.
+    #[serde(rename = "move")]
+    pub point: Point,
+    /// The evaluator's prior, 0 to 1.
+    pub prior: f32,
 }
 
 /// One candidate move of a [`Response`].
@@ -175,9 +193,16 @@ pub fn winrate(value: f32) -> f32 {
 }
 
 impl Response {
-    /// The response to request `id` for `result`, from `evaluator`.
+    /// The response to request `id` for `result`, from `evaluator`; with
+    /// `policy`, every legal move's prior too.
     #[must_use]
-    pub fn new(id: Value, result: &SearchResult, evaluator: String) -> Response {
+    pub fn new(id: Value, result: &SearchResult, evaluator: String, policy: bool) -> Response {
+        let policy = policy.then(|| {
+            let mut priors: Vec<PriorJson> =
+                result.candidates.iter().map(|c| PriorJson { point: c.point, prior: c.prior }).collect();
+            priors.sort_by(|a, b| b.prior.total_cmp(&a.prior));
+            priors
+        });
         Response {
             id,
             best_move: result.best_move,
@@ -209,6 +234,7 @@ impl Response {
                 })
                 .collect(),
             evaluator,
+            policy,
         }
     }
 }

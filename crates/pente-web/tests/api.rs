@@ -58,6 +58,10 @@ async fn analyze_answers_as_the_engine_does_and_names_bad_requests() {
     assert_eq!((answer["id"].as_str(), answer["visits"].as_u64()), (Some("a"), Some(250)));
     assert_eq!(answer["evaluator"], "uniform");
     assert!(answer["best_move"].is_string() && !answer["candidates"].as_array().unwrap().is_empty());
+    assert!(answer.get("policy").is_none());
+    let (_, answer) = call(&state, "POST", "/api/analyze", r#"{"moves": ["K10"], "visits": 8, "policy": true}"#).await;
+    // Every legal move: all points but K10.
+    assert_eq!(answer["policy"].as_array().map(Vec::len), Some(360));
 
     for (body, words) in [
         ("{", "not JSON"),
