@@ -27,16 +27,28 @@ pub enum Variant {
     /// Keryo-Pente without the move-3 restriction (the first stone still
     /// goes in the centre): pente.org's unrated Keryo-Pente.
     FreeKeryo,
+    /// Pente whose move 3 is also barred from the centre's row and column
+    /// at distance 3 and 4 (K14 K13 K7 K6 F10 G10 N10 O10 on 19x19).
+    GPente,
 }
 
 impl Variant {
     /// Every variant. Training samples store a variant as its index here,
     /// so new ones go at the end.
-    pub const ALL: [Variant; 6] =
-        [Variant::Pente, Variant::FreePente, Variant::Keryo, Variant::Gomoku, Variant::GomokuExact, Variant::FreeKeryo];
+    pub const ALL: [Variant; 7] = [
+        Variant::Pente,
+        Variant::FreePente,
+        Variant::Keryo,
+        Variant::Gomoku,
+        Variant::GomokuExact,
+        Variant::FreeKeryo,
+        Variant::GPente,
+    ];
 
-    /// The variant with the move-3 restriction lifted (`free-pente` for
-    /// `pente`, `free-keryo` for `keryo`); itself where there is none.
+    /// The variant of an unrated pente.org game of this one: the move-3
+    /// restriction lifted (`free-pente` for `pente`, `free-keryo` for
+    /// `keryo`); itself where there is none, and for `g-pente`, which
+    /// always has it.
     #[must_use]
     pub const fn free(self) -> Variant {
         match self {
@@ -56,6 +68,7 @@ impl Variant {
             Variant::Gomoku => "gomoku",
             Variant::GomokuExact => "gomoku-exact",
             Variant::FreeKeryo => "free-keryo",
+            Variant::GPente => "g-pente",
         }
     }
 }
@@ -70,7 +83,9 @@ impl fmt::Display for Variant {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RulesError {
     /// Not one of [`Variant::ALL`].
-    #[error("unknown variant `{0}` (expected one of: pente, free-pente, keryo, free-keryo, gomoku, gomoku-exact)")]
+    #[error(
+        "unknown variant `{0}` (expected one of: pente, free-pente, keryo, free-keryo, g-pente, gomoku, gomoku-exact)"
+    )]
     UnknownVariant(String),
     /// Boards are odd-sized, 7 to 19.
     #[error("unsupported board size {0} (expected an odd size from 7 to 19)")]
@@ -94,10 +109,14 @@ pub enum Opening {
     /// The first stone on the centre; nothing else restricted.
     Centre,
     /// The first stone on the centre and the mover's second stone (move 3) at
-    /// Chebyshev distance `min_distance` or more from it.
+    /// Chebyshev distance `min_distance` or more from it, and not on the
+    /// centre's row or column at a distance in `axis_bar`.
     Tournament {
         /// 3 in Pente: outside the central 5x5 square.
         min_distance: u8,
+        /// Bit `d` set: move 3 is barred from the centre's row and column at
+        /// distance `d` (3 and 4 in G-Pente; none in Pente).
+        axis_bar: u8,
     },
 }
 
@@ -135,9 +154,11 @@ impl Rules {
         if !(7..=MAX_SIZE).contains(&size) || size.is_multiple_of(2) {
             return Err(RulesError::BadSize(size.to_string()));
         }
-        let tournament = Opening::Tournament { min_distance: 3 };
+        let tournament = Opening::Tournament { min_distance: 3, axis_bar: 0 };
+        let g_pente = Opening::Tournament { min_distance: 3, axis_bar: (1 << 3) | (1 << 4) };
         let (opening, capture_lengths, capture_win, line_win) = match variant {
             Variant::Pente => (tournament, 1 << 2, Some(10), LineWin::FiveOrMore),
+            Variant::GPente => (g_pente, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::FreePente => (Opening::Centre, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::Keryo => (tournament, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::FreeKeryo => (Opening::Centre, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
@@ -234,12 +255,28 @@ impl Rules {
             (Opening::Centre | Opening::Tournament { .. }, 0) if p != self.centre() => {
                 Some(OpeningViolation::FirstNotCentre { centre: self.centre() })
             }
-            (Opening::Tournament { min_distance }, 2) if p.distance(self.centre()) < min_distance => {
+            (Opening::Tournament { min_distance, .. }, 2) if p.distance(self.centre()) < min_distance => {
                 Some(OpeningViolation::TooClose { centre: self.centre(), min_distance })
+            }
+            (Opening::Tournament { axis_bar, .. }, 2)
+                if axis_bar != 0 && on_barred_axis(p, self.centre(), axis_bar) =>
+            {
+                Some(OpeningViolation::OnBarredAxis { centre: self.centre() })
             }
             _ => None,
         }
     }
+}
+
+/// Whether `p` lies on `centre`'s row or column at a distance whose bit is
+/// set in `axis_bar`.
+fn on_barred_axis(p: Point, centre: Point, axis_bar: u8) -> bool {
+    let distance = match (p.x() == centre.x(), p.y() == centre.y()) {
+        (true, false) => p.y().abs_diff(centre.y()),
+        (false, true) => p.x().abs_diff(centre.x()),
+        _ => return false,
+    };
+    distance < 8 && axis_bar & (1 << distance) != 0
 }
 
 /// A move the opening rule forbids.
@@ -260,6 +297,13 @@ pub enum OpeningViolation {
         centre: Point,
         /// The required Chebyshev distance.
         min_distance: u8,
+    },
+    /// G-Pente: move 3 is barred from the centre's row and column at
+    /// distance 3 and 4 too.
+    #[error("G-Pente: move 3 may not be on the row or column of the centre {centre} at distance 3 or 4 from it")]
+    OnBarredAxis {
+        /// The centre of the board.
+        centre: Point,
     },
 }
 

@@ -58,6 +58,9 @@ struct NaiveRules {
     first_move_on_centre: bool,
     /// Chebyshev distance move 3 must keep from the centre, if any.
     move_three_distance: Option<i32>,
+    /// Distances from the centre along its row and column that move 3 may
+    /// not take either (G-Pente, VARIANTS.md).
+    move_three_axis_bar: Vec<i32>,
     /// Lengths of flanked runs that are captured.
     capture_runs: Vec<usize>,
     /// Captured stones that win, if captures win.
@@ -68,15 +71,29 @@ struct NaiveRules {
 
 impl NaiveRules {
     fn new(name: &str, size: i32) -> NaiveRules {
+        let mut move_three_axis_bar = Vec::new();
         let (first_move_on_centre, move_three_distance, capture_runs, capture_win, exactly_five) = match name {
             "pente" => (true, Some(3), vec![2], Some(10), false),
             "free-pente" => (true, None, vec![2], Some(10), false),
             "keryo" => (true, Some(3), vec![2, 3], Some(15), false),
+            "free-keryo" => (true, None, vec![2, 3], Some(15), false),
+            "g-pente" => {
+                move_three_axis_bar = vec![3, 4];
+                (true, Some(3), vec![2], Some(10), false)
+            }
             "gomoku" => (false, None, vec![], None, false),
             "gomoku-exact" => (false, None, vec![], None, true),
             other => panic!("no naive rules for {other}"),
         };
-        NaiveRules { size, first_move_on_centre, move_three_distance, capture_runs, capture_win, exactly_five }
+        NaiveRules {
+            size,
+            first_move_on_centre,
+            move_three_distance,
+            move_three_axis_bar,
+            capture_runs,
+            capture_win,
+            exactly_five,
+        }
     }
 }
 
@@ -135,6 +152,17 @@ impl Naive {
             if self.moves_played == 2 && distance < min {
                 return Err(Refusal::Opening);
             }
+        }
+        let (dx, dy) = ((x - centre).abs(), (y - centre).abs());
+        let axis = if dx == 0 {
+            dy
+        } else if dy == 0 {
+            dx
+        } else {
+            0
+        };
+        if self.moves_played == 2 && self.rules.move_three_axis_bar.contains(&axis) {
+            return Err(Refusal::Opening);
         }
         Ok(())
     }
@@ -452,6 +480,21 @@ fn keryo_agrees_with_the_naive_rules() {
     let tally = run_variant(Variant::Keryo);
     assert!(tally.capture_moves > 500, "{tally:?}");
     assert!(tally.triples > 20, "Keryo games must take triples: {tally:?}");
+    assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{tally:?}");
+}
+
+#[test]
+fn free_keryo_agrees_with_the_naive_rules() {
+    let tally = run_variant(Variant::FreeKeryo);
+    assert!(tally.capture_moves > 500 && tally.triples > 20, "{tally:?}");
+    assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{tally:?}");
+}
+
+#[test]
+fn g_pente_agrees_with_the_naive_rules() {
+    let tally = run_variant(Variant::GPente);
+    assert!(tally.capture_moves > 500, "{tally:?}");
+    assert_eq!(tally.triples, 0, "G-Pente never takes three");
     assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{tally:?}");
 }
 

@@ -8,6 +8,8 @@ use pente_core::{
     Color, EndReason, Game, IllegalMove, OpeningViolation, Outcome, Point, Position, ReplayError, Rules, Variant,
 };
 
+/// The capturing variants whose move 3 may go anywhere outside the
+/// tournament square (G-Pente bars more: it has tests of its own).
 const CAPTURING: [Variant; 4] = [Variant::Pente, Variant::FreePente, Variant::Keryo, Variant::FreeKeryo];
 const SIZES: [u8; 3] = [7, 13, 19];
 /// The eight directions, diagonals first so a flank far from the centre comes first.
@@ -311,7 +313,10 @@ fn legal_moves_at_ply_two_excludes_the_square_only_under_the_tournament_rule() {
             let legal: Vec<Point> = position.legal_moves().collect();
             let expected: Vec<Point> = all_points(size)
                 .filter(|&p| !moves.contains(&p))
-                .filter(|&p| !matches!(variant, Variant::Pente | Variant::Keryo) || p.distance(centre) >= 3)
+                .filter(|&p| {
+                    !matches!(variant, Variant::Pente | Variant::Keryo | Variant::GPente) || p.distance(centre) >= 3
+                })
+                .filter(|&p| variant != Variant::GPente || !g_pente_axis(p, centre))
                 .collect();
             assert_eq!(legal, expected, "{rules}");
         }
@@ -1107,4 +1112,58 @@ fn free_keryo_is_keryo_without_the_tournament_rule() {
     let position = replay(free, "K10 L10 A1 M10 A3 N10 O10");
     assert_eq!(position.captured(Color::White), 3, "White's O10 takes L10 M10 N10");
     assert_eq!((free.capture_win(), "free-keryo".parse::<Variant>()), (Some(15), Ok(Variant::FreeKeryo)));
+}
+
+/// Whether G-Pente bars `p` on move 3 beyond the tournament square: on the
+/// centre's row or column at distance 3 or 4.
+fn g_pente_axis(p: Point, centre: Point) -> bool {
+    (p.x() == centre.x() || p.y() == centre.y()) && matches!(p.distance(centre), 3 | 4)
+}
+
+/// The points G-Pente bars on move 3 beyond the tournament square, and
+/// whether each is refused for that reason.
+fn g_pente_bars(size: u8, expected: &str) {
+    let rules = rules(Variant::GPente, size);
+    let centre = rules.centre();
+    let black = Point::new(centre.x() + 1, centre.y() - 1);
+    let mut position = Position::new(rules);
+    play_all(&mut position, &[centre, black]);
+    let barred: Vec<Point> = all_points(size)
+        .filter(|&p| {
+            matches!(
+                position.check(p),
+                Err(IllegalMove::Opening { violation: OpeningViolation::OnBarredAxis { .. }, .. })
+            )
+        })
+        .collect();
+    let mut expected = pts(expected);
+    expected.sort();
+    let mut barred = barred;
+    barred.sort();
+    assert_eq!(barred, expected, "{size}x{size}");
+}
+
+#[test]
+fn g_pente_bars_eight_more_points_on_move_3_only() {
+    let g = rules(Variant::GPente, 19);
+    assert_eq!("g-pente".parse::<Variant>(), Ok(Variant::GPente));
+    g_pente_bars(19, "K14 K13 K7 K6 F10 G10 N10 O10");
+    let after = |moves: &str| Game::from_move_list(g, moves);
+    for barred in ["K14", "K13", "K7", "K6", "F10", "G10", "N10", "O10", "K8"] {
+        let error = after(&format!("K10 L9 {barred}")).unwrap_err().to_string();
+        assert!(error.contains(barred), "{barred}: {error}");
+    }
+    for legal in ["K5", "E10", "L7", "N13", "K15", "P10", "N7"] {
+        assert!(after(&format!("K10 L9 {legal}")).is_ok(), "{legal}");
+    }
+    assert!(after("K10 K7").is_ok(), "Black's first stone may be K7");
+    assert!(after("K10 L9 A1 K7").is_ok(), "the bar binds only move 3");
+    assert!(after("A1").is_err(), "the first stone goes on the centre");
+    let pente = rules(Variant::Pente, 19);
+    assert!(Game::from_move_list(pente, "K10 L9 K13").is_ok(), "plain Pente allows K13");
+    assert_eq!((g.capture_win(), g.captures_run_of(2), g.captures_run_of(3)), (Some(10), true, false));
+    // Ours on any board: distance 3 and 4 from the centre, absolute.
+    g_pente_bars(13, "G3 G4 G10 G11 C7 D7 K7 L7");
+    g_pente_bars(9, "E1 E2 E8 E9 A5 B5 H5 J5");
+    g_pente_bars(7, "A4 G4 D1 D7");
 }

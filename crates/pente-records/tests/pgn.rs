@@ -304,3 +304,21 @@ fn free_keryo_is_unrated_keryo_pente() {
     assert!(written.starts_with("[Game \"Keryo-Pente\"]\n[Rated \"N\"]\n[Size \"13\"]\n"), "{written}");
     assert_eq!(parse_pgn(&written).unwrap()[0].rules, Rules::new(Variant::FreeKeryo, 13).unwrap());
 }
+
+/// G-Pente keeps its move-3 bar in rated and unrated games alike, and its
+/// records name it as pente.org does.
+#[test]
+fn g_pente_records_round_trip_and_keep_the_bar_unrated() {
+    let text = "[Game \"G-Pente\"]\n[Result \"1-0\"]\n\n1. K10 L9 2. K5 M8 3. K6 N7 4. K7 O6 5. K8 *\n";
+    for text in [text.to_string(), text.replace("[Result", "[Rated \"N\"]\n[Result")] {
+        let games = parse_pgn(&text).unwrap();
+        assert_eq!(games[0].rules.variant(), Variant::GPente, "{text}");
+        assert!(Game::from_move_list(games[0].rules, "K10 L9 K13").is_err(), "{text}");
+    }
+    assert_eq!(parse_pgn("[Game \"Speed G-Pente\"]\n\n1. K10 *\n").unwrap()[0].rules.variant(), Variant::GPente);
+    let game =
+        Game::from_move_list(Rules::new(Variant::GPente, 19).unwrap(), "K10 L9 K5 M8 K6 N7 K7 O6 K8 P5").unwrap();
+    let written = write_pgn(&[GameRecord::from_game(&game)]);
+    assert!(written.starts_with("[Game \"G-Pente\"]\n"), "{written}");
+    assert_eq!(parse_pgn(&written).unwrap()[0].moves, game.moves());
+}
