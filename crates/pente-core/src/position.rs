@@ -281,16 +281,21 @@ impl Position {
         self.empty_count -= 1;
         self.hash ^= zobrist::STONES[me.index()][c];
 
+        // Poofs are found on the board as the stone left it, before the
+        // captures of the same move are taken off (VARIANTS.md).
+        let poofs = if self.rules.poofs() { self.poofs_at(c, mine, theirs) } else { 0 };
         let lengths = self.rules.capture_lengths();
         let taken = if lengths == 0 { 0 } else { self.capture_around(c, mine, theirs, lengths) };
         if taken != 0 {
-            let before = self.captured[me.index()];
-            let after = before + taken;
-            self.captured[me.index()] = after;
-            self.hash ^= zobrist::captures(me, before) ^ zobrist::captures(me, after);
+            self.credit(me, taken);
         }
-
-        self.outcome = if self.makes_line(c, mine) {
+        self.outcome = if poofs != 0 {
+            let poofed = self.remove_poofed(c, poofs, me);
+            self.credit(me.opponent(), poofed);
+            self.poof_outcome(false)
+        } else if self.rules.poofs() {
+            self.poof_outcome(self.makes_line(c, mine))
+        } else if self.makes_line(c, mine) {
             Some(Outcome { winner: Some(me), reason: EndReason::Five })
         } else if self.rules.capture_win().is_some_and(|win| self.captured[me.index()] >= win) {
             Some(Outcome { winner: Some(me), reason: EndReason::Captures })
@@ -306,6 +311,69 @@ impl Position {
         self.recent_moves.copy_within(0..RECENT_MOVES - 1, 1);
         self.recent_moves[0] = Some(p);
         taken
+    }
+
+    /// Adds `stones` to those credited to `color`.
+    #[inline]
+    fn credit(&mut self, color: Color, stones: u16) {
+        let before = self.captured[color.index()];
+        let after = before + stones;
+        self.captured[color.index()] = after;
+        self.hash ^= zobrist::captures(color, before) ^ zobrist::captures(color, after);
+    }
+
+    /// Poof-Pente: bit `i` set when the stone just placed on `c` lies in
+    /// `O X* X O` along direction `i` (an opponent stone next to it, its own
+    /// partner behind it, and an opponent stone beyond the partner).
+    #[inline]
+    fn poofs_at(&self, c: usize, mine: u8, theirs: u8) -> u8 {
+        let mut found = 0;
+        for (i, &d) in DIRECTIONS.iter().enumerate() {
+            let poofed = self.board[step(c, d, 1)] == theirs
+                && self.board[step(c, d, -1)] == mine
+                && self.board[step(c, d, -2)] == theirs;
+            found |= u8::from(poofed) << i;
+        }
+        found
+    }
+
+    /// Takes off the stone on `c` and its partner in each direction of
+    /// `poofs`; returns the stones removed (the placed one counted once).
+    fn remove_poofed(&mut self, c: usize, poofs: u8, color: Color) -> u16 {
+        let mut removed = 0;
+        let mut take = |position: &mut Position, x: usize| {
+            position.board[x] = EMPTY;
+            position.empty[x / 64] |= 1 << (x % 64);
+            position.hash ^= zobrist::STONES[color.index()][x];
+            removed += 1;
+        };
+        take(self, c);
+        for (i, &d) in DIRECTIONS.iter().enumerate() {
+            if poofs & (1 << i) != 0 {
+                take(self, step(c, d, -1));
+            }
+        }
+        self.empty_count += removed;
+        removed
+    }
+
+    /// Poof-Pente's end after a move, in pente.org's order: unequal credited
+    /// totals with one at the capture win or more go to the player with
+    /// more (the opponent too); then a five through the placed stone (only
+    /// if it stayed); then the full board.
+    fn poof_outcome(&self, five: bool) -> Option<Outcome> {
+        let [white, black] = self.captured;
+        let win = self.rules.capture_win().unwrap_or(u16::MAX);
+        if white != black && white.max(black) >= win {
+            let winner = if white > black { Color::White } else { Color::Black };
+            Some(Outcome { winner: Some(winner), reason: EndReason::Captures })
+        } else if five {
+            Some(Outcome { winner: Some(self.to_move), reason: EndReason::Five })
+        } else if self.empty_count == 0 {
+            Some(Outcome { winner: None, reason: EndReason::Full })
+        } else {
+            None
+        }
     }
 
     /// Removes every run of opponent stones the stone on `c` flanks, if the

@@ -30,12 +30,16 @@ pub enum Variant {
     /// Pente whose move 3 is also barred from the centre's row and column
     /// at distance 3 and 4 (K14 K13 K7 K6 F10 G10 N10 O10 on 19x19).
     GPente,
+    /// Pente where a stone placed into a flank (`O X* X O`) is removed with
+    /// its partner and both are credited to the opponent; a capture win
+    /// needs a lead.
+    PoofPente,
 }
 
 impl Variant {
     /// Every variant. Training samples store a variant as its index here,
     /// so new ones go at the end.
-    pub const ALL: [Variant; 7] = [
+    pub const ALL: [Variant; 8] = [
         Variant::Pente,
         Variant::FreePente,
         Variant::Keryo,
@@ -43,6 +47,7 @@ impl Variant {
         Variant::GomokuExact,
         Variant::FreeKeryo,
         Variant::GPente,
+        Variant::PoofPente,
     ];
 
     /// The variant of an unrated pente.org game of this one: the move-3
@@ -69,6 +74,7 @@ impl Variant {
             Variant::GomokuExact => "gomoku-exact",
             Variant::FreeKeryo => "free-keryo",
             Variant::GPente => "g-pente",
+            Variant::PoofPente => "poof-pente",
         }
     }
 }
@@ -84,7 +90,7 @@ impl fmt::Display for Variant {
 pub enum RulesError {
     /// Not one of [`Variant::ALL`].
     #[error(
-        "unknown variant `{0}` (expected one of: pente, free-pente, keryo, free-keryo, g-pente, gomoku, gomoku-exact)"
+        "unknown variant `{0}` (expected one of: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, gomoku, gomoku-exact)"
     )]
     UnknownVariant(String),
     /// Boards are odd-sized, 7 to 19.
@@ -143,6 +149,9 @@ pub struct Rules {
     /// Captured stones that win, if captures win at all.
     capture_win: Option<u16>,
     line_win: LineWin,
+    /// Poof-Pente: a stone placed between an opponent stone and its own
+    /// pair's partner, with an opponent stone beyond, goes with the partner.
+    poof: bool,
 }
 
 impl Rules {
@@ -159,13 +168,15 @@ impl Rules {
         let (opening, capture_lengths, capture_win, line_win) = match variant {
             Variant::Pente => (tournament, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::GPente => (g_pente, 1 << 2, Some(10), LineWin::FiveOrMore),
+            Variant::PoofPente => (tournament, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::FreePente => (Opening::Centre, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::Keryo => (tournament, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::FreeKeryo => (Opening::Centre, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::Gomoku => (Opening::Free, 0, None, LineWin::FiveOrMore),
             Variant::GomokuExact => (Opening::Free, 0, None, LineWin::ExactlyFive),
         };
-        Ok(Rules { variant, size, opening, capture_lengths, capture_win, line_win })
+        let poof = matches!(variant, Variant::PoofPente);
+        Ok(Rules { variant, size, opening, capture_lengths, capture_win, line_win, poof })
     }
 
     /// Plain Pente on 19x19.
@@ -218,6 +229,14 @@ impl Rules {
 
     pub(crate) const fn capture_lengths(&self) -> u8 {
         self.capture_lengths
+    }
+
+    /// Whether a stone placed into a flank is removed with its partner
+    /// (Poof-Pente): then moving between opponent stones is not safe, and a
+    /// capture win needs more credited stones than the opponent's.
+    #[must_use]
+    pub const fn poofs(&self) -> bool {
+        self.poof
     }
 
     /// Captured stones that win the game, or `None` when captures do not win.

@@ -67,16 +67,21 @@ struct NaiveRules {
     capture_win: Option<usize>,
     /// Only exactly five wins (an overline does not).
     exactly_five: bool,
+    /// Poof-Pente: a stone placed into `O X* X O` goes with its partner,
+    /// credited to the opponent; a capture win needs a lead.
+    poof: bool,
 }
 
 impl NaiveRules {
     fn new(name: &str, size: i32) -> NaiveRules {
         let mut move_three_axis_bar = Vec::new();
+        let poof = name == "poof-pente";
         let (first_move_on_centre, move_three_distance, capture_runs, capture_win, exactly_five) = match name {
             "pente" => (true, Some(3), vec![2], Some(10), false),
             "free-pente" => (true, None, vec![2], Some(10), false),
             "keryo" => (true, Some(3), vec![2, 3], Some(15), false),
             "free-keryo" => (true, None, vec![2, 3], Some(15), false),
+            "poof-pente" => (true, Some(3), vec![2], Some(10), false),
             "g-pente" => {
                 move_three_axis_bar = vec![3, 4];
                 (true, Some(3), vec![2], Some(10), false)
@@ -93,6 +98,7 @@ impl NaiveRules {
             capture_runs,
             capture_win,
             exactly_five,
+            poof,
         }
     }
 }
@@ -187,6 +193,20 @@ impl Naive {
         let them = me.other();
         self.board[y as usize][x as usize] = Some(me);
 
+        // Poofs are read off the board before this move's captures go.
+        let partners: Vec<(i32, i32)> = if self.rules.poof {
+            EIGHT
+                .iter()
+                .filter(|&&(dx, dy)| {
+                    self.get(x + dx, y + dy) == Some(them)
+                        && self.get(x - dx, y - dy) == Some(me)
+                        && self.get(x - 2 * dx, y - 2 * dy) == Some(them)
+                })
+                .map(|&(dx, dy)| (x - dx, y - dy))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut taken = 0;
         for (dx, dy) in EIGHT {
             let mut run = 0;
@@ -202,6 +222,13 @@ impl Naive {
             }
         }
         self.captured[me.slot()] += taken;
+        let poofed = !partners.is_empty();
+        if poofed {
+            for &(px, py) in partners.iter().chain(&[(x, y)]) {
+                self.board[py as usize][px as usize] = None;
+            }
+            self.captured[them.slot()] += partners.len() + 1;
+        }
 
         let mut line = false;
         for (dx, dy) in FOUR {
@@ -221,9 +248,17 @@ impl Naive {
             }
         }
         let full = self.board.iter().all(|row| row.iter().all(Option::is_some));
-        if line {
+        let [first, second] = self.captured;
+        if self.rules.poof && first != second && first.max(second) >= self.rules.capture_win.unwrap_or(usize::MAX) {
+            let winner = if first > second { Stone::First } else { Stone::Second };
+            self.result = Some((Some(winner), End::Captures));
+        } else if self.rules.poof && poofed {
+            if full {
+                self.result = Some((None, End::Full));
+            }
+        } else if line {
             self.result = Some((Some(me), End::Five));
-        } else if self.rules.capture_win.is_some_and(|win| self.captured[me.slot()] >= win) {
+        } else if !self.rules.poof && self.rules.capture_win.is_some_and(|win| self.captured[me.slot()] >= win) {
             self.result = Some((Some(me), End::Captures));
         } else if full {
             self.result = Some((None, End::Full));
@@ -335,6 +370,8 @@ struct Tally {
     triples: usize,
     /// Moves that made six or more in a row.
     overlines: usize,
+    /// Moves whose stone was poofed (Poof-Pente).
+    poofs: usize,
     endings: BTreeMap<String, usize>,
 }
 
@@ -410,7 +447,11 @@ fn differential_game(variant: Variant, size: u8, seed: u64, tally: &mut Tally) {
         assert_eq!(naive.legality(i32::from(theirs.x()), i32::from(theirs.y())), Ok(()), "{}", context());
 
         let (x, y) = choose(&naive, &history, &legal, &mut rng);
+        let credited_before = naive.captured[naive.to_move.other().slot()];
         let taken = naive.play(x, y);
+        if naive.captured[naive.to_move.slot()] > credited_before {
+            tally.poofs += 1;
+        }
         let reported = match core.play(point(x, y)) {
             Ok(reported) => reported,
             Err(e) => panic!("{e}; {rules} seed {seed} after {history:?}\n{core:?}"),
@@ -495,6 +536,13 @@ fn g_pente_agrees_with_the_naive_rules() {
     let tally = run_variant(Variant::GPente);
     assert!(tally.capture_moves > 500, "{tally:?}");
     assert_eq!(tally.triples, 0, "G-Pente never takes three");
+    assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{tally:?}");
+}
+
+#[test]
+fn poof_pente_agrees_with_the_naive_rules() {
+    let tally = run_variant(Variant::PoofPente);
+    assert!(tally.capture_moves > 500 && tally.poofs > 100, "{tally:?}");
     assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{tally:?}");
 }
 

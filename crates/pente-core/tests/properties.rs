@@ -71,30 +71,37 @@ fn count_stones(position: &Position, color: Color) -> usize {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
-    /// Stones on the board = stones placed minus stones the opponent captured;
-    /// `play` reports exactly the stones it removed; empties add up.
+    /// Stones on the board = stones placed minus stones credited to the
+    /// opponent (captured by him, or poofed in Poof-Pente); `play` reports
+    /// exactly the stones it captured; empties add up.
     #[test]
     fn stones_and_captures_add_up(rules in rules_strategy(), seed in any::<u64>(), length in 0usize..160) {
         let mut placed = [0usize; 2];
-        let mut captured_by = [0usize; 2];
+        let mut credited = [0usize; 2];
         let area = rules.area();
         random_game(rules, seed, length, |before, p, reported, after| {
             let mover = before.to_move();
             placed[mover.index()] += 1;
             let taken = usize::from(after.captured(mover) - before.captured(mover));
+            let poofed = usize::from(after.captured(mover.opponent()) - before.captured(mover.opponent()));
             assert_eq!(usize::from(reported), taken);
-            captured_by[mover.index()] += taken;
-            assert_eq!(after.captured(mover.opponent()), before.captured(mover.opponent()));
+            credited[mover.index()] += taken;
+            credited[mover.opponent().index()] += poofed;
             assert_eq!(before.stone_at(p), None);
-            assert_eq!(after.stone_at(p), Some(mover), "the placed stone stays");
+            if poofed == 0 {
+                assert_eq!(after.stone_at(p), Some(mover), "the placed stone stays");
+            } else {
+                assert!(rules.poofs() && (2..=5).contains(&poofed), "{poofed} poofed under {rules}");
+                assert_eq!(after.stone_at(p), None, "a poofed stone goes");
+            }
             let white = count_stones(after, Color::White);
             let black = count_stones(after, Color::Black);
-            assert_eq!(white, placed[0] - captured_by[1]);
-            assert_eq!(black, placed[1] - captured_by[0]);
-            assert_eq!(usize::from(after.captured(Color::White)), captured_by[0]);
-            assert_eq!(usize::from(after.captured(Color::Black)), captured_by[1]);
+            assert_eq!(white, placed[0] - credited[1]);
+            assert_eq!(black, placed[1] - credited[0]);
+            assert_eq!(usize::from(after.captured(Color::White)), credited[0]);
+            assert_eq!(usize::from(after.captured(Color::Black)), credited[1]);
             assert_eq!(after.empty_count(), area - white - black);
-            assert_eq!(count_stones(after, mover), count_stones(before, mover) + 1);
+            assert_eq!(count_stones(after, mover) + poofed, count_stones(before, mover) + 1);
             assert_eq!(count_stones(after, mover.opponent()), count_stones(before, mover.opponent()) - taken);
             assert_eq!(after.ply(), before.ply() + 1);
             assert_eq!(after.to_move(), mover.opponent());

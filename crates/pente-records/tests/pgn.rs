@@ -309,7 +309,7 @@ fn free_keryo_is_unrated_keryo_pente() {
 /// records name it as pente.org does.
 #[test]
 fn g_pente_records_round_trip_and_keep_the_bar_unrated() {
-    let text = "[Game \"G-Pente\"]\n[Result \"1-0\"]\n\n1. K10 L9 2. K5 M8 3. K6 N7 4. K7 O6 5. K8 *\n";
+    let text = "[Game \"G-Pente\"]\n[Result \"*\"]\n\n1. K10 L9 2. K5 M8 3. K6 N7 4. K7 O6 5. K8 *\n";
     for text in [text.to_string(), text.replace("[Result", "[Rated \"N\"]\n[Result")] {
         let games = parse_pgn(&text).unwrap();
         assert_eq!(games[0].rules.variant(), Variant::GPente, "{text}");
@@ -321,4 +321,15 @@ fn g_pente_records_round_trip_and_keep_the_bar_unrated() {
     let written = write_pgn(&[GameRecord::from_game(&game)]);
     assert!(written.starts_with("[Game \"G-Pente\"]\n"), "{written}");
     assert_eq!(parse_pgn(&written).unwrap()[0].moves, game.moves());
+}
+
+/// Poof-Pente records name the game as pente.org does, and replay with its poofs.
+#[test]
+fn poof_pente_records_round_trip() {
+    let text = "[Game \"Poof-Pente\"]\n[Result \"*\"]\n\n1. K10 L9 2. N7 M8 *\n";
+    let games = parse_pgn(text).unwrap();
+    assert_eq!(games[0].rules.variant(), Variant::PoofPente);
+    assert_eq!(write_pgn(&games), text);
+    let game = Game::from_move_list(games[0].rules, "K10 L9 N7 M8").unwrap();
+    assert_eq!(game.position().captured(Color::White), 2, "M8 poofs with L9");
 }

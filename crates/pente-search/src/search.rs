@@ -198,7 +198,8 @@ const ROOT: u32 = 0;
 impl Search {
     /// A search of `position`; `seed` fixes its noise, so equal seeds give equal searches.
     #[must_use]
-    pub fn new(position: Position, params: SearchParams, seed: u64) -> Search {
+    pub fn new(position: Position, mut params: SearchParams, seed: u64) -> Search {
+        params.tactics.enabled &= crate::solver::sound_for(position.rules());
         let mut search = Search {
             params,
             root_position: position,
@@ -243,7 +244,8 @@ impl Search {
     }
 
     /// Changes the settings for the next moves (e.g. the visit budget).
-    pub fn set_params(&mut self, params: SearchParams) {
+    pub fn set_params(&mut self, mut params: SearchParams) {
+        params.tactics.enabled &= crate::solver::sound_for(self.root_position.rules());
         self.params = params;
         self.started = None;
         self.verified = false;

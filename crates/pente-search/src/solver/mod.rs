@@ -9,6 +9,10 @@
 //! found from the threat bits and checked by playing them; after a three
 //! they are every legal move. A line a capture can break is therefore no
 //! win, and a win the solver returns is a proof.
+//!
+//! Under Poof-Pente's rules a stone placed between opponent stones can be
+//! removed, which the threat patterns do not model: there the solver finds
+//! nothing, and the search runs without it.
 
 #[cfg(test)]
 mod tests;
@@ -19,6 +23,13 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use threats::Board;
 use threats::{Bits, Kind};
+
+/// Whether the solver's threat patterns are exact under `rules`: not in
+/// Poof-Pente, where moving into a flank removes one's own stones.
+#[must_use]
+pub fn sound_for(rules: &pente_core::Rules) -> bool {
+    !rules.poofs()
+}
 
 /// How hard the solver looks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,7 +139,7 @@ impl Solver {
     fn find(&mut self, board: &Board, params: &SolverParams) -> Option<(u8, u8)> {
         self.nodes = 0;
         self.limit = params.max_nodes;
-        if board.position.is_over() {
+        if board.position.is_over() || !sound_for(board.rules()) {
             return None;
         }
         for (depth, threes) in schedule(params, 1) {
@@ -146,7 +157,7 @@ impl Solver {
     /// move gets afresh), with its win in N, fastest first.
     pub fn winning_moves(&mut self, position: &Position, params: &SolverParams) -> Vec<(Point, u8)> {
         let board = Board::new(position.clone());
-        if position.is_over() {
+        if position.is_over() || !sound_for(position.rules()) {
             return Vec::new();
         }
         let me = board.to_move();
@@ -180,6 +191,9 @@ impl Solver {
     fn move_wins_on(&mut self, board: &Board, i: usize, params: &SolverParams) -> Option<u8> {
         self.nodes = 0;
         self.limit = params.max_nodes;
+        if !sound_for(board.rules()) {
+            return None;
+        }
         let me = board.to_move();
         if board.wins(me).contains(i) {
             return Some(1);

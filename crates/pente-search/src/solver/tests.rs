@@ -43,8 +43,28 @@ fn all_rules() -> Vec<Rules> {
     rules_on(&[9, 13, 19])
 }
 
+/// Every rule set the solver is exact for (not Poof-Pente's) on `sizes`.
 fn rules_on(sizes: &[u8]) -> Vec<Rules> {
-    Variant::ALL.iter().flat_map(|&variant| sizes.iter().map(move |&size| Rules::new(variant, size).unwrap())).collect()
+    Variant::ALL
+        .iter()
+        .flat_map(|&variant| sizes.iter().map(move |&size| Rules::new(variant, size).unwrap()))
+        .filter(super::sound_for)
+        .collect()
+}
+
+#[test]
+fn poof_pente_is_left_to_the_search() {
+    let rules = Rules::new(Variant::PoofPente, 19).unwrap();
+    assert!(!super::sound_for(&rules));
+    // Black to move wins with P10 (five L10..P10) under both rules; under
+    // Poof-Pente the solver leaves even that to the search.
+    let moves = "K10 L10 A1 M10 A3 N10 A5 O10 A7";
+    for (rules, wins) in [(Rules::pente(), true), (rules, false)] {
+        let position = Game::from_move_list(rules, moves).unwrap().position().clone();
+        let solution = Solver::new(1 << 10).solve(&position, &SolverParams::default());
+        assert_eq!(solution.line.is_some(), wins, "{rules}");
+        assert_eq!(Solver::new(1 << 10).winning_moves(&position, &SolverParams::default()).is_empty(), !wins);
+    }
 }
 
 /// Whether the side to move has a move that wins at once.

@@ -1,0 +1,132 @@
+//! Poof-Pente, case by case as `shared/VARIANTS.md` lists them: a stone
+//! placed into a flank (`O X* X O`) goes with its partner, credited to the
+//! opponent; the capture win needs a lead and can go to the opponent.
+
+use pente_core::{Color, EndReason, Outcome, Point, Position, Rules, Variant};
+
+fn poof() -> Rules {
+    Rules::new(Variant::PoofPente, 19).unwrap()
+}
+
+fn pt(s: &str) -> Point {
+    s.parse().unwrap()
+}
+
+/// Plays `moves` (checked); returns the stones each one captured.
+fn play(position: &mut Position, moves: &str) -> Vec<u16> {
+    moves
+        .split_whitespace()
+        .map(|m| position.play(pt(m)).unwrap_or_else(|e| panic!("{m}: {e}\n{position:?}")))
+        .collect()
+}
+
+fn replay(rules: Rules, moves: &str) -> Position {
+    let mut position = Position::new(rules);
+    play(&mut position, moves);
+    position
+}
+
+fn credited(position: &Position) -> (u16, u16) {
+    (position.captured(Color::White), position.captured(Color::Black))
+}
+
+fn stones(position: &Position, points: &str) -> Vec<Option<Color>> {
+    points.split_whitespace().map(|p| position.stone_at(pt(p))).collect()
+}
+
+#[test]
+fn a_stone_placed_into_a_flank_goes_with_its_partner() {
+    let position = replay(poof(), "K10 L9 N7 M8");
+    assert_eq!(stones(&position, "L9 M8 K10 N7"), [None, None, Some(Color::White), Some(Color::White)]);
+    assert_eq!(credited(&position), (2, 0), "both black stones are credited to White");
+    assert_eq!(position.hash(), position.compute_hash());
+    assert_eq!(position.empty_count(), 361 - 2);
+    let pente = replay(Rules::pente(), "K10 L9 N7 M8");
+    assert_eq!(stones(&pente, "L9 M8"), [Some(Color::Black), Some(Color::Black)], "plain Pente keeps them");
+    // The point is playable again, and without a partner it stays.
+    let mut position = position;
+    play(&mut position, "A1 M8");
+    assert_eq!(position.stone_at(pt("M8")), Some(Color::Black));
+    assert_eq!(credited(&position), (2, 0));
+}
+
+#[test]
+fn a_capture_and_a_poof_in_one_move_even_of_its_own_flank() {
+    // C5 W, D5 B, [E5], F5 W, G5 W, H5 B: E5 takes F5 G5 and is poofed with
+    // D5 between C5 and F5, F5 being taken by the same move.
+    let mut position = replay(poof(), "K10 D5 C5 H5 F5 A19 G5");
+    assert_eq!(play(&mut position, "E5"), [2]);
+    assert_eq!(
+        stones(&position, "C5 D5 E5 F5 G5 H5"),
+        [Some(Color::White), None, None, None, None, Some(Color::Black)]
+    );
+    assert_eq!(credited(&position), (2, 2));
+    assert_eq!(position.outcome(), None);
+    assert_eq!(position.hash(), position.compute_hash());
+}
+
+#[test]
+fn a_poof_in_two_lines_takes_three_stones() {
+    let mut position = replay(poof(), "K10 D5 C5 E4 F5 A19 E6 C19 E3");
+    play(&mut position, "E5");
+    assert_eq!(stones(&position, "E5 D5 E4"), [None, None, None]);
+    assert_eq!(credited(&position), (3, 0), "the placed stone counts once");
+}
+
+#[test]
+fn a_poofed_stone_makes_no_five_and_the_same_five_wins_later() {
+    // Black's G15 H15 J15 K15 and L15 would be five, but L15 lies in
+    // L16 W, L14 B, L13 W and goes.
+    let mut position = replay(poof(), "K10 G15 L16 H15 L13 J15 A1 K15 C1 L14 E1");
+    play(&mut position, "L15");
+    assert_eq!(position.outcome(), None);
+    assert_eq!(stones(&position, "L15 L14"), [None, None]);
+    assert_eq!(credited(&position), (2, 0));
+    // Without its partner L15 stays, and the five wins.
+    play(&mut position, "G1 L15");
+    assert_eq!(position.outcome(), Some(Outcome { winner: Some(Color::Black), reason: EndReason::Five }));
+}
+
+/// Black poofs itself four times (White 8), on rows 2 4 6 8 of columns A-D.
+const WHITE_EIGHT: &str = "K10 B2 A2 B4 D2 B6 A4 B8 D4 S19 A6 Q19 D6 O19 A8 M19 D8 C2 \
+                           Q1 C4 S1 C6 Q3 C8";
+
+#[test]
+fn the_opponent_wins_on_the_movers_own_poof() {
+    let mut position = replay(poof(), WHITE_EIGHT);
+    assert_eq!((credited(&position), position.outcome()), ((8, 0), None));
+    // A fifth poof: White reaches 10 on Black's move, and wins.
+    play(&mut position, "A12 B12 D12 C12");
+    assert_eq!(credited(&position), (10, 0));
+    assert_eq!(position.outcome(), Some(Outcome { winner: Some(Color::White), reason: EndReason::Captures }));
+}
+
+#[test]
+fn a_tie_at_ten_plays_on_and_the_next_lead_ends_it() {
+    // 8-8: Black poofs itself on columns A-D, White on columns Q-T.
+    let mut position = replay(
+        poof(),
+        "K10 B2 A2 B4 D2 B6 A4 B8 D4 Q2 A6 T2 D6 Q4 A8 T4 D8 \
+         C2 R2 C4 S2 C6 R4 C8 S4 \
+         Q6 R6 T6 S6 Q8 R8 T8 S8",
+    );
+    assert_eq!((credited(&position), position.outcome()), ((8, 8), None));
+    // E16 captures F16 G16 (Black 10) and is poofed with D16 (White 10).
+    play(&mut position, "D16 C16 H16 F16 Q18 G16");
+    assert_eq!(play(&mut position, "E16"), [2]);
+    assert_eq!((credited(&position), position.outcome()), ((10, 10), None));
+    // White poofs itself: 10-12, Black wins on White's move.
+    play(&mut position, "R18 T18 S18");
+    assert_eq!(credited(&position), (10, 12));
+    assert_eq!(position.outcome(), Some(Outcome { winner: Some(Color::Black), reason: EndReason::Captures }));
+}
+
+#[test]
+fn the_tournament_rule_and_the_empty_board() {
+    let empty = Position::new(poof());
+    assert_eq!((empty.outcome(), empty.legal_moves().count()), (None, 1));
+    let mut position = replay(poof(), "K10 L9");
+    assert!(position.play(pt("K11")).is_err(), "move 3 inside the square");
+    assert!(position.play(pt("K13")).is_ok());
+    assert_eq!(("poof-pente".parse::<Variant>(), poof().capture_win()), (Ok(Variant::PoofPente), Some(10)));
+}
