@@ -289,7 +289,9 @@ impl Position {
         if taken != 0 {
             self.credit(me, taken);
         }
-        self.outcome = if poofs != 0 {
+        self.outcome = if self.rules.boat() {
+            self.boat_outcome(c, mine, theirs)
+        } else if poofs != 0 {
             let poofed = self.remove_poofed(c, poofs, me);
             self.credit(me.opponent(), poofed);
             self.poof_outcome(false)
@@ -355,6 +357,67 @@ impl Position {
         }
         self.empty_count += removed;
         removed
+    }
+
+    /// Boat-Pente's end after the mover's stone on `c`, in pente.org's order:
+    /// the opponent's five from his last move, if it survived this one; a
+    /// five of the mover's the opponent cannot capture into; the capture
+    /// win; the full board. A capturable five waits for the reply.
+    fn boat_outcome(&self, c: usize, mine: u8, theirs: u8) -> Option<Outcome> {
+        let me = self.to_move;
+        // Any five of the opponent's went through his last stone: an older
+        // one would have won at this move's predecessor.
+        if let Some(last) = self.recent_moves[0]
+            && self.five_survives(cell(last), theirs)
+        {
+            Some(Outcome { winner: Some(me.opponent()), reason: EndReason::Five })
+        } else if self.makes_line(c, mine) && !self.five_capturable(c, mine, theirs) {
+            Some(Outcome { winner: Some(me), reason: EndReason::Five })
+        } else if self.rules.capture_win().is_some_and(|win| self.captured[me.index()] >= win) {
+            Some(Outcome { winner: Some(me), reason: EndReason::Captures })
+        } else if self.empty_count == 0 {
+            Some(Outcome { winner: None, reason: EndReason::Full })
+        } else {
+            None
+        }
+    }
+
+    /// Stones of `stone` next to `c` along `d`, not counting `c`.
+    #[inline]
+    fn run(&self, c: usize, d: isize, stone: u8) -> isize {
+        let mut n = 0;
+        while self.board[step(c, d, n + 1)] == stone {
+            n += 1;
+        }
+        n
+    }
+
+    /// Whether five or more of `stone` lie in a row through `c`, or (where
+    /// `c` has since been emptied) right beside it on one side.
+    fn five_survives(&self, c: usize, stone: u8) -> bool {
+        LINES.iter().any(|&d| {
+            let (ahead, behind) = (self.run(c, d, stone), self.run(c, -d, stone));
+            if self.board[c] == stone { ahead + behind + 1 >= 5 } else { ahead >= 5 || behind >= 5 }
+        })
+    }
+
+    /// Whether the opponent could capture a pair holding a stone of a line
+    /// of five or more through `c`: for a line stone `s` and a direction `e`,
+    /// `s + e` is `mine` and of `s - e` and `s + 2e` one is `theirs` and the
+    /// other empty.
+    fn five_capturable(&self, c: usize, mine: u8, theirs: u8) -> bool {
+        LINES.iter().any(|&d| {
+            let (ahead, behind) = (self.run(c, d, mine), self.run(c, -d, mine));
+            ahead + behind + 1 >= 5
+                && (-behind..=ahead).any(|k| {
+                    let s = step(c, d, k);
+                    DIRECTIONS.iter().any(|&e| {
+                        let (before, after) = (self.board[step(s, e, -1)], self.board[step(s, e, 2)]);
+                        self.board[step(s, e, 1)] == mine
+                            && ((before == theirs && after == EMPTY) || (before == EMPTY && after == theirs))
+                    })
+                })
+        })
     }
 
     /// Poof-Pente's end after a move, in pente.org's order: unequal credited

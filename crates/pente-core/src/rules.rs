@@ -34,12 +34,15 @@ pub enum Variant {
     /// its partner and both are credited to the opponent; a capture win
     /// needs a lead.
     PoofPente,
+    /// Pente where a five the opponent could capture into wins only if it
+    /// survives his reply.
+    BoatPente,
 }
 
 impl Variant {
     /// Every variant. Training samples store a variant as its index here,
     /// so new ones go at the end.
-    pub const ALL: [Variant; 8] = [
+    pub const ALL: [Variant; 9] = [
         Variant::Pente,
         Variant::FreePente,
         Variant::Keryo,
@@ -48,6 +51,7 @@ impl Variant {
         Variant::FreeKeryo,
         Variant::GPente,
         Variant::PoofPente,
+        Variant::BoatPente,
     ];
 
     /// The variant of an unrated pente.org game of this one: the move-3
@@ -75,6 +79,7 @@ impl Variant {
             Variant::FreeKeryo => "free-keryo",
             Variant::GPente => "g-pente",
             Variant::PoofPente => "poof-pente",
+            Variant::BoatPente => "boat-pente",
         }
     }
 }
@@ -90,7 +95,7 @@ impl fmt::Display for Variant {
 pub enum RulesError {
     /// Not one of [`Variant::ALL`].
     #[error(
-        "unknown variant `{0}` (expected one of: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, gomoku, gomoku-exact)"
+        "unknown variant `{0}` (expected one of: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, gomoku, gomoku-exact)"
     )]
     UnknownVariant(String),
     /// Boards are odd-sized, 7 to 19.
@@ -152,6 +157,8 @@ pub struct Rules {
     /// Poof-Pente: a stone placed between an opponent stone and its own
     /// pair's partner, with an opponent stone beyond, goes with the partner.
     poof: bool,
+    /// Boat-Pente: a five the opponent could capture into must survive his reply.
+    boat: bool,
 }
 
 impl Rules {
@@ -168,15 +175,15 @@ impl Rules {
         let (opening, capture_lengths, capture_win, line_win) = match variant {
             Variant::Pente => (tournament, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::GPente => (g_pente, 1 << 2, Some(10), LineWin::FiveOrMore),
-            Variant::PoofPente => (tournament, 1 << 2, Some(10), LineWin::FiveOrMore),
+            Variant::PoofPente | Variant::BoatPente => (tournament, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::FreePente => (Opening::Centre, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::Keryo => (tournament, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::FreeKeryo => (Opening::Centre, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::Gomoku => (Opening::Free, 0, None, LineWin::FiveOrMore),
             Variant::GomokuExact => (Opening::Free, 0, None, LineWin::ExactlyFive),
         };
-        let poof = matches!(variant, Variant::PoofPente);
-        Ok(Rules { variant, size, opening, capture_lengths, capture_win, line_win, poof })
+        let (poof, boat) = (variant == Variant::PoofPente, variant == Variant::BoatPente);
+        Ok(Rules { variant, size, opening, capture_lengths, capture_win, line_win, poof, boat })
     }
 
     /// Plain Pente on 19x19.
@@ -237,6 +244,13 @@ impl Rules {
     #[must_use]
     pub const fn poofs(&self) -> bool {
         self.poof
+    }
+
+    /// Whether a five the opponent could capture into wins only once it has
+    /// survived his reply (Boat-Pente).
+    #[must_use]
+    pub const fn boat(&self) -> bool {
+        self.boat
     }
 
     /// Captured stones that win the game, or `None` when captures do not win.

@@ -70,18 +70,21 @@ struct NaiveRules {
     /// Poof-Pente: a stone placed into `O X* X O` goes with its partner,
     /// credited to the opponent; a capture win needs a lead.
     poof: bool,
+    /// Boat-Pente: a five the opponent could capture into must survive one reply.
+    boat: bool,
 }
 
 impl NaiveRules {
     fn new(name: &str, size: i32) -> NaiveRules {
         let mut move_three_axis_bar = Vec::new();
         let poof = name == "poof-pente";
+        let boat = name == "boat-pente";
         let (first_move_on_centre, move_three_distance, capture_runs, capture_win, exactly_five) = match name {
             "pente" => (true, Some(3), vec![2], Some(10), false),
             "free-pente" => (true, None, vec![2], Some(10), false),
             "keryo" => (true, Some(3), vec![2, 3], Some(15), false),
             "free-keryo" => (true, None, vec![2, 3], Some(15), false),
-            "poof-pente" => (true, Some(3), vec![2], Some(10), false),
+            "poof-pente" | "boat-pente" => (true, Some(3), vec![2], Some(10), false),
             "g-pente" => {
                 move_three_axis_bar = vec![3, 4];
                 (true, Some(3), vec![2], Some(10), false)
@@ -99,6 +102,7 @@ impl NaiveRules {
             capture_win,
             exactly_five,
             poof,
+            boat,
         }
     }
 }
@@ -249,7 +253,23 @@ impl Naive {
         }
         let full = self.board.iter().all(|row| row.iter().all(Option::is_some));
         let [first, second] = self.captured;
-        if self.rules.poof && first != second && first.max(second) >= self.rules.capture_win.unwrap_or(usize::MAX) {
+        if self.rules.boat {
+            // pente.org's BoatPenteState.isGameOver, read literally: whole-board scans.
+            self.result = if !self.fives(them).is_empty() {
+                Some((Some(them), End::Five))
+            } else if self.fives(me).iter().any(|five| !five.iter().any(|&(x, y)| self.capturable(x, y, me))) {
+                Some((Some(me), End::Five))
+            } else if self.rules.capture_win.is_some_and(|win| self.captured[me.slot()] >= win) {
+                Some((Some(me), End::Captures))
+            } else if full {
+                Some((None, End::Full))
+            } else {
+                None
+            };
+        } else if self.rules.poof
+            && first != second
+            && first.max(second) >= self.rules.capture_win.unwrap_or(usize::MAX)
+        {
             let winner = if first > second { Stone::First } else { Stone::Second };
             self.result = Some((Some(winner), End::Captures));
         } else if self.rules.poof && poofed {
@@ -270,6 +290,42 @@ impl Naive {
 }
 
 impl Naive {
+    /// Every maximal run of five or more stones of `color` on the board.
+    fn fives(&self, color: Stone) -> Vec<Vec<(i32, i32)>> {
+        let mut out = Vec::new();
+        for y in 0..self.rules.size {
+            for x in 0..self.rules.size {
+                for (dx, dy) in FOUR {
+                    // Runs start where the previous point is not `color`.
+                    if self.get(x, y) != Some(color) || self.get(x - dx, y - dy) == Some(color) {
+                        continue;
+                    }
+                    let run: Vec<(i32, i32)> = (0..)
+                        .map(|k| (x + k * dx, y + k * dy))
+                        .take_while(|&(a, b)| self.get(a, b) == Some(color))
+                        .collect();
+                    if run.len() >= 5 {
+                        out.push(run);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the other player's next stone could capture a pair holding
+    /// the stone of `color` on `(x, y)`.
+    fn capturable(&self, x: i32, y: i32, color: Stone) -> bool {
+        let other = Some(color.other());
+        EIGHT.iter().any(|&(dx, dy)| {
+            let (before, after) = ((x - dx, y - dy), (x + 2 * dx, y + 2 * dy));
+            let empty = |(a, b): (i32, i32)| self.on_board(a, b) && self.get(a, b).is_none();
+            self.get(x + dx, y + dy) == Some(color)
+                && ((self.get(before.0, before.1) == other && empty(after))
+                    || (empty(before) && self.get(after.0, after.1) == other))
+        })
+    }
+
     /// The longest run of one colour through the stone on `(x, y)`.
     fn longest_line_through(&self, x: i32, y: i32) -> usize {
         let Some(color) = self.get(x, y) else { return 0 };
@@ -372,6 +428,8 @@ struct Tally {
     overlines: usize,
     /// Moves whose stone was poofed (Poof-Pente).
     poofs: usize,
+    /// Fives that did not win at once (Boat-Pente).
+    waiting_fives: usize,
     endings: BTreeMap<String, usize>,
 }
 
@@ -451,6 +509,9 @@ fn differential_game(variant: Variant, size: u8, seed: u64, tally: &mut Tally) {
         let taken = naive.play(x, y);
         if naive.captured[naive.to_move.slot()] > credited_before {
             tally.poofs += 1;
+        }
+        if naive.result.is_none() && naive.longest_line_through(x, y) >= 5 {
+            tally.waiting_fives += 1;
         }
         let reported = match core.play(point(x, y)) {
             Ok(reported) => reported,
@@ -543,6 +604,14 @@ fn g_pente_agrees_with_the_naive_rules() {
 fn poof_pente_agrees_with_the_naive_rules() {
     let tally = run_variant(Variant::PoofPente);
     assert!(tally.capture_moves > 500 && tally.poofs > 100, "{tally:?}");
+    assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{tally:?}");
+}
+
+#[test]
+fn boat_pente_agrees_with_the_naive_rules() {
+    let tally = run_variant(Variant::BoatPente);
+    assert!(tally.capture_moves > 500, "{tally:?}");
+    assert!(tally.waiting_fives > 50, "capturable fives must occur: {tally:?}");
     assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{tally:?}");
 }
 

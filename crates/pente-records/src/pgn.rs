@@ -28,6 +28,7 @@ pub const fn game_name(variant: Variant) -> &'static str {
         Variant::Keryo | Variant::FreeKeryo => "Keryo-Pente",
         Variant::GPente => "G-Pente",
         Variant::PoofPente => "Poof-Pente",
+        Variant::BoatPente => "Boat-Pente",
         Variant::Gomoku => "Gomoku",
         Variant::GomokuExact => "Gomoku-Exact",
     }
@@ -54,10 +55,10 @@ fn headers_variant(headers: &[(String, String)]) -> Option<Variant> {
 }
 
 /// The variant a `Game` header names, case-insensitively: pente.org's names
-/// (`Pente`, `Keryo-Pente`, `G-Pente`, `Poof-Pente`, `Gomoku`, with their `Speed` and
+/// (`Pente`, `Keryo-Pente`, `G-Pente`, `Poof-Pente`, `Boat-Pente`, `Gomoku`, with their `Speed` and
 /// `Turn-based` forms), our own names (`free-pente`, `free-keryo`,
 /// `gomoku-exact`, `keryo`), with spaces, hyphens or underscores. `None` for
-/// other games (D-Pente, Boat-Pente, Connect6, ...). A `[Rated
+/// other games (D-Pente, O-Pente, Connect6, ...). A `[Rated
 /// "N"]` header makes Pente and Keryo-Pente free; the reader applies it.
 ///
 /// Note: pente.org's own Gomoku counts only exactly five (its server sets
@@ -76,6 +77,7 @@ pub fn variant_from_game_name(name: &str) -> Option<Variant> {
         "free-keryo" | "free-keryo-pente" => Some(Variant::FreeKeryo),
         "g-pente" => Some(Variant::GPente),
         "poof-pente" => Some(Variant::PoofPente),
+        "boat-pente" => Some(Variant::BoatPente),
         "gomoku" => Some(Variant::Gomoku),
         "gomoku-exact" => Some(Variant::GomokuExact),
         _ => None,
@@ -369,7 +371,8 @@ mod tests {
         assert_eq!(variant_from_game_name("GOMOKU_EXACT"), Some(Variant::GomokuExact));
         assert_eq!(variant_from_game_name("Turn-based G-Pente"), Some(Variant::GPente));
         assert_eq!(variant_from_game_name("Speed Poof-Pente"), Some(Variant::PoofPente));
-        for other in ["D-Pente", "Connect6", "Boat-Pente", "Renju", ""] {
+        assert_eq!(variant_from_game_name("Boat-Pente"), Some(Variant::BoatPente));
+        for other in ["D-Pente", "O-Pente", "Connect6", "Renju", ""] {
             assert_eq!(variant_from_game_name(other), None, "{other}");
         }
     }

@@ -323,7 +323,8 @@ fn g_pente_records_round_trip_and_keep_the_bar_unrated() {
     assert_eq!(parse_pgn(&written).unwrap()[0].moves, game.moves());
 }
 
-/// Poof-Pente records name the game as pente.org does, and replay with its poofs.
+/// Poof-Pente and Boat-Pente records name the game as pente.org does, and
+/// replay under their rules.
 #[test]
 fn poof_pente_records_round_trip() {
     let text = "[Game \"Poof-Pente\"]\n[Result \"*\"]\n\n1. K10 L9 2. N7 M8 *\n";
@@ -332,4 +333,7 @@ fn poof_pente_records_round_trip() {
     assert_eq!(write_pgn(&games), text);
     let game = Game::from_move_list(games[0].rules, "K10 L9 N7 M8").unwrap();
     assert_eq!(game.position().captured(Color::White), 2, "M8 poofs with L9");
+    let boat = text.replace("Poof-Pente", "Boat-Pente");
+    assert_eq!(parse_pgn(&boat).unwrap()[0].rules.variant(), Variant::BoatPente);
+    assert_eq!(write_pgn(&parse_pgn(&boat).unwrap()), boat);
 }

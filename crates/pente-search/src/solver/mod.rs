@@ -11,8 +11,9 @@
 //! win, and a win the solver returns is a proof.
 //!
 //! Under Poof-Pente's rules a stone placed between opponent stones can be
-//! removed, which the threat patterns do not model: there the solver finds
-//! nothing, and the search runs without it.
+//! removed, and under Boat-Pente's a five can wait a move: the threat
+//! patterns model neither, so there the solver finds nothing, and the
+//! search runs without it.
 
 #[cfg(test)]
 mod tests;
@@ -25,10 +26,11 @@ pub(crate) use threats::Board;
 use threats::{Bits, Kind};
 
 /// Whether the solver's threat patterns are exact under `rules`: not in
-/// Poof-Pente, where moving into a flank removes one's own stones.
+/// Poof-Pente, where moving into a flank removes one's own stones, nor in
+/// Boat-Pente, where a five is not always a win.
 #[must_use]
 pub fn sound_for(rules: &pente_core::Rules) -> bool {
-    !rules.poofs()
+    !rules.poofs() && !rules.boat()
 }
 
 /// How hard the solver looks.
