@@ -281,6 +281,37 @@ impl Position {
         self.empty_count -= 1;
         self.hash ^= zobrist::STONES[me.index()][c];
 
+        let taken = if self.rules.poofs() || self.rules.boat() {
+            self.play_variant_end(c, mine, theirs)
+        } else {
+            let lengths = self.rules.capture_lengths();
+            let taken = if lengths == 0 { 0 } else { self.capture_around(c, mine, theirs, lengths) };
+            if taken != 0 {
+                self.credit(me, taken);
+            }
+            self.outcome = if self.makes_line(c, mine) {
+                Some(Outcome { winner: Some(me), reason: EndReason::Five })
+            } else {
+                self.captures_or_full(me)
+            };
+            taken
+        };
+
+        self.to_move = me.opponent();
+        self.hash ^= zobrist::BLACK_TO_MOVE;
+        self.ply += 1;
+        self.recent_moves.copy_within(0..RECENT_MOVES - 1, 1);
+        self.recent_moves[0] = Some(p);
+        taken
+    }
+
+    /// The captures and the end of a move under rules whose moves can
+    /// remove the mover's own stones (Poof-Pente) or whose fives can wait
+    /// (Boat-Pente); kept off the plain rules' path. Returns the stones
+    /// captured.
+    #[cold]
+    fn play_variant_end(&mut self, c: usize, mine: u8, theirs: u8) -> u16 {
+        let me = self.to_move;
         // Poofs are found on the board as the stone left it, before the
         // captures of the same move are taken off (VARIANTS.md).
         let poofs = if self.rules.poofs() { self.poofs_at(c, mine, theirs) } else { 0 };
@@ -295,23 +326,9 @@ impl Position {
             let poofed = self.remove_poofed(c, poofs, me);
             self.credit(me.opponent(), poofed);
             self.poof_outcome(false)
-        } else if self.rules.poofs() {
-            self.poof_outcome(self.makes_line(c, mine))
-        } else if self.makes_line(c, mine) {
-            Some(Outcome { winner: Some(me), reason: EndReason::Five })
-        } else if self.rules.capture_win().is_some_and(|win| self.captured[me.index()] >= win) {
-            Some(Outcome { winner: Some(me), reason: EndReason::Captures })
-        } else if self.empty_count == 0 {
-            Some(Outcome { winner: None, reason: EndReason::Full })
         } else {
-            None
+            self.poof_outcome(self.makes_line(c, mine))
         };
-
-        self.to_move = me.opponent();
-        self.hash ^= zobrist::BLACK_TO_MOVE;
-        self.ply += 1;
-        self.recent_moves.copy_within(0..RECENT_MOVES - 1, 1);
-        self.recent_moves[0] = Some(p);
         taken
     }
 
@@ -373,7 +390,15 @@ impl Position {
             Some(Outcome { winner: Some(me.opponent()), reason: EndReason::Five })
         } else if self.makes_line(c, mine) && !self.five_capturable(c, mine, theirs) {
             Some(Outcome { winner: Some(me), reason: EndReason::Five })
-        } else if self.rules.capture_win().is_some_and(|win| self.captured[me.index()] >= win) {
+        } else {
+            self.captures_or_full(me)
+        }
+    }
+
+    /// The end by `me`'s capture count, else by the full board.
+    #[inline]
+    fn captures_or_full(&self, me: Color) -> Option<Outcome> {
+        if self.rules.capture_win().is_some_and(|win| self.captured[me.index()] >= win) {
             Some(Outcome { winner: Some(me), reason: EndReason::Captures })
         } else if self.empty_count == 0 {
             Some(Outcome { winner: None, reason: EndReason::Full })
