@@ -172,7 +172,7 @@ impl EngineThread {
             Job::Search { prepared, stream, reply } => {
                 let Prepared { id, game, params, model, policy } = *prepared;
                 if let Err(error) = self.evaluator(model.as_ref()) {
-                    let _ = reply.blocking_send(Err(Failure { id, error }));
+                    let _ = reply.try_send(Err(Failure { id, error }));
                     return;
                 }
                 let seed = game.position().hash();
@@ -183,7 +183,7 @@ impl EngineThread {
             }
             Job::Graph { positions, visits, model, reply } => {
                 let graph = self.graph(&positions, visits, model.as_ref());
-                let _ = reply.blocking_send(graph);
+                let _ = reply.try_send(graph);
             }
         }
     }
@@ -215,12 +215,18 @@ impl EngineThread {
             result.best_move = running.search.play_move(&result);
         }
         let response = Response::new(running.id.clone(), &result, description.clone(), running.policy);
+        // The engine thread never waits for a slow client: an update that
+        // finds the channel full (but for the slot kept for the final
+        // result) is skipped, the next one being newer anyway.
         if done {
             self.count.fetch_sub(1, Ordering::Relaxed);
-            let _ = running.reply.blocking_send(Ok(Update { response, done }));
+            let _ = running.reply.try_send(Ok(Update { response, done }));
             return;
         }
-        if running.stream && running.reply.blocking_send(Ok(Update { response, done })).is_err() {
+        if running.stream && running.reply.capacity() > 1 {
+            let _ = running.reply.try_send(Ok(Update { response, done }));
+        }
+        if running.reply.is_closed() {
             self.count.fetch_sub(1, Ordering::Relaxed);
             return;
         }
