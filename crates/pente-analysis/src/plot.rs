@@ -370,6 +370,36 @@ const SERIES: [RGBColor; 6] = [
 
 type Series<'a> = (&'a str, Vec<(f64, f64, Option<(f64, f64)>)>);
 
+/// A corner of the chart no point (nor error-bar end) falls in, for the
+/// legend: a corner is the outer 45 % of the width and 40 % of the height.
+/// The upper right first, then the upper left, lower right, lower left.
+fn emptiest_corner(
+    series: &[Series<'_>],
+    x: &std::ops::Range<f64>,
+    y: &std::ops::Range<f64>,
+) -> Option<SeriesLabelPosition> {
+    let points = series.iter().flat_map(|(_, points)| {
+        points.iter().flat_map(|&(px, py, bar)| {
+            [Some(py), bar.map(|b| b.0), bar.map(|b| b.1)].into_iter().flatten().map(move |v| (px, v))
+        })
+    });
+    let (width, height) = (x.end - x.start, y.end - y.start);
+    let mut counts = [0usize; 4]; // upper right, upper left, lower right, lower left
+    for (px, py) in points {
+        let (left, right) = (px < x.start + 0.45 * width, px > x.end - 0.45 * width);
+        let (low, high) = (py < y.start + 0.4 * height, py > y.end - 0.4 * height);
+        for (i, inside) in [high && right, high && left, low && right, low && left].into_iter().enumerate() {
+            counts[i] += usize::from(inside);
+        }
+    }
+    match counts.iter().position(|&n| n == 0)? {
+        0 => Some(SeriesLabelPosition::UpperRight),
+        1 => Some(SeriesLabelPosition::UpperLeft),
+        2 => Some(SeriesLabelPosition::LowerRight),
+        _ => Some(SeriesLabelPosition::LowerLeft),
+    }
+}
+
 /// One chart of `series` (name, points with optional error bars), the x
 /// axis named `x_label`.
 fn draw_chart(
@@ -383,12 +413,22 @@ fn draw_chart(
     let ys = series.iter().flat_map(|(_, points)| {
         points.iter().flat_map(|&(_, y, bar)| [Some(y), bar.map(|b| b.0), bar.map(|b| b.1)].into_iter().flatten())
     });
+    let mut y_range = padded_range(ys);
+    let legend = series.iter().any(|(name, _)| !name.is_empty());
+    // The legend goes in a corner no point falls in; with none free, in
+    // headroom added above the data.
+    let corner = emptiest_corner(series, &x_range, &y_range).unwrap_or_else(|| {
+        if legend {
+            y_range.end += (y_range.end - y_range.start) * 0.7;
+        }
+        SeriesLabelPosition::UpperRight
+    });
     let mut chart = ChartBuilder::on(area)
         .caption(caption, (FONT, 18))
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(64)
-        .build_cartesian_2d(x_range, padded_range(ys))
+        .build_cartesian_2d(x_range, y_range)
         .map_err(e)?;
     chart
         .configure_mesh()
@@ -414,10 +454,10 @@ fn draw_chart(
         });
         chart.draw_series(bars).map_err(e)?;
     }
-    if series.iter().any(|(name, _)| !name.is_empty()) {
+    if legend {
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
+            .position(corner)
             .label_font((FONT, 13))
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(180, 180, 180))
