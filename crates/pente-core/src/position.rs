@@ -359,21 +359,23 @@ impl Position {
     /// Takes off the stone on `c` and its partner in each direction of
     /// `poofs`; returns the stones removed (the placed one counted once).
     fn remove_poofed(&mut self, c: usize, poofs: u8, color: Color) -> u16 {
-        let mut removed = 0;
-        let mut take = |position: &mut Position, x: usize| {
-            position.board[x] = EMPTY;
-            position.empty[x / 64] |= 1 << (x % 64);
-            position.hash ^= zobrist::STONES[color.index()][x];
-            removed += 1;
-        };
-        take(self, c);
+        self.lift(c, color);
         for (i, &d) in DIRECTIONS.iter().enumerate() {
             if poofs & (1 << i) != 0 {
-                take(self, step(c, d, -1));
+                self.lift(step(c, d, -1), color);
             }
         }
+        let removed = 1 + poofs.count_ones() as u16;
         self.empty_count += removed;
         removed
+    }
+
+    /// Takes `color`'s stone off cell `x` (the caller counts the empties).
+    #[inline]
+    fn lift(&mut self, x: usize, color: Color) {
+        self.board[x] = EMPTY;
+        self.empty[x / 64] |= 1 << (x % 64);
+        self.hash ^= zobrist::STONES[color.index()][x];
     }
 
     /// Boat-Pente's end after the mover's stone on `c`, in pente.org's order:
@@ -502,10 +504,7 @@ impl Position {
                 continue;
             };
             for k in 1..=run {
-                let x = step(c, d, k);
-                self.board[x] = EMPTY;
-                self.empty[x / 64] |= 1 << (x % 64);
-                self.hash ^= zobrist::STONES[color.index()][x];
+                self.lift(step(c, d, k), color);
             }
             taken += run as u16;
         }
@@ -546,13 +545,7 @@ impl Position {
     /// Whether the stone on `c` is part of a winning line.
     #[inline]
     fn makes_line(&self, c: usize, mine: u8) -> bool {
-        let run = |d: isize| {
-            let mut n = 0;
-            while self.board[step(c, d, n + 1)] == mine {
-                n += 1;
-            }
-            n
-        };
+        let run = |d: isize| self.run(c, d, mine);
         match self.rules.line_win() {
             LineWin::FiveOrMore => LINES.iter().any(|&d| 1 + run(d) + run(-d) >= 5),
             LineWin::ExactlyFive => LINES.iter().any(|&d| 1 + run(d) + run(-d) == 5),

@@ -112,8 +112,7 @@ impl Request {
     pub fn prepare(self, defaults: Defaults) -> Result<Prepared, Failure> {
         let fail = |error: String| Failure { id: self.id.clone(), error };
         let variant: Variant = self.variant.parse().map_err(|e| fail(format!("{e}")))?;
-        let rules = Rules::new(variant, self.size).map_err(|e| fail(format!("{e}")))?;
-        let game = Game::from_move_list(rules, &self.moves.join(" ")).map_err(|e| fail(e.to_string()))?;
+        let game = replay(variant, self.size, &self.moves).map_err(fail)?;
         let (level, visits) = match (self.level, self.visits, self.seconds) {
             (Some(_), Some(_), _) => return Err(fail("give visits or level, not both".into())),
             (None, None, Some(_)) => (None, Some(1_000_000)),
@@ -129,6 +128,16 @@ impl Request {
         }
         Ok(Prepared { id: self.id, game, params, model: self.model, policy: self.policy })
     }
+}
+
+/// The game of `moves` under `variant` on a `size` board, or why not (a
+/// bad size, or the illegal move, numbered).
+///
+/// # Errors
+/// As [`Rules::new`] and [`Game::from_move_list`], as text.
+pub fn replay(variant: Variant, size: u8, moves: &[String]) -> Result<Game, String> {
+    let rules = Rules::new(variant, size).map_err(|e| e.to_string())?;
+    Game::from_move_list(rules, &moves.join(" ")).map_err(|e| e.to_string())
 }
 
 /// What the engine found.

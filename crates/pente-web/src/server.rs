@@ -148,8 +148,7 @@ fn default_size() -> u8 {
 
 impl PositionRequest {
     fn game(&self) -> Result<Game, ApiError> {
-        let rules = Rules::new(self.variant, self.size).map_err(|e| bad(e.to_string()))?;
-        Game::from_move_list(rules, &self.moves.join(" ")).map_err(|e| bad(e.to_string()))
+        crate::protocol::replay(self.variant, self.size, &self.moves).map_err(bad)
     }
 }
 
