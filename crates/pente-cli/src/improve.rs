@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use pente_train::{LoopConfig, LoopEvent, final_matches, run_loop};
+use pente_train::{LoopConfig, LoopEvent, StoreLoop, final_matches, run_loop};
 
 use crate::player::BackendArgs;
 
@@ -21,6 +21,16 @@ pub struct LoopArgs {
     /// Only stage lines and the final table, no progress bars.
     #[arg(long, short)]
     quiet: bool,
+    /// Train on the games of a store's workers (`pente worker`) and publish
+    /// promoted networks there; the run starts from the store's current model.
+    #[arg(long, value_name = "STORE")]
+    store: Option<String>,
+    /// With --store: play self-play too while waiting for the workers' games.
+    #[arg(long, requires = "store")]
+    selfplay: bool,
+    /// With --store: seconds between looks at the store while waiting.
+    #[arg(long, default_value_t = 5.0, requires = "store")]
+    poll: f64,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -32,13 +42,16 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
         config.iterations = iterations;
     }
     let backend = args.backend.choose()?;
+    let store = args.store.as_deref().map(pente_store::Store::open).transpose()?;
+    let poll = std::time::Duration::try_from_secs_f64(args.poll).map_err(|e| anyhow::anyhow!("--poll: {e}"))?;
+    let link = store.as_ref().map(|store| StoreLoop { store, selfplay: args.selfplay, poll });
     let bars = MultiProgress::new();
     if args.quiet {
         bars.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let bar = bars.add(ProgressBar::new(0));
     let style = |template: &str| ProgressStyle::with_template(template).expect("a valid template");
-    let state = run_loop(&config, &backend, &mut |event| match event {
+    let state = run_loop(&config, &backend, link.as_ref(), &mut |event| match event {
         LoopEvent::Stage { iteration, stage, detail } => {
             bar.finish_and_clear();
             bars.suspend(|| println!("iteration {iteration}: {stage} ({detail})"));
@@ -50,6 +63,11 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
             bar.set_length(p.target);
             bar.set_position(p.games);
             bar.set_message(format!("{:.1} moves/game", p.mean_plies()));
+        }
+        LoopEvent::StoreGames { have, want } => {
+            bar.set_style(style("  store    {bar:30} {pos}/{len} games  (waiting for the workers)"));
+            bar.set_length(want);
+            bar.set_position(have.min(want));
         }
         LoopEvent::Step(s) => {
             bar.set_style(style("  train    {bar:30} {pos}/{len} steps  eta {eta}  {msg}"));

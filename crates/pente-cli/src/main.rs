@@ -15,6 +15,7 @@ mod selfplay;
 mod serve;
 mod solve;
 mod stats;
+mod store;
 mod train;
 mod validate;
 
@@ -58,6 +59,11 @@ enum Command {
     Arena(arena::ArenaArgs),
     /// The self-improvement loop: self-play, train, evaluate, promote, repeat.
     Loop(improve::LoopArgs),
+    /// Create or inspect a store of distributed self-play (models and chunks).
+    #[command(subcommand)]
+    Store(store::StoreCommand),
+    /// A stateless self-play worker: plays chunks with a store's current model and commits them there.
+    Worker(store::WorkerArgs),
     /// Create or inspect network model directories.
     #[command(subcommand)]
     Model(model::ModelCommand),
@@ -86,6 +92,8 @@ fn main() -> ExitCode {
         Command::Train(args) => train::run(args),
         Command::Arena(args) => arena::run(args),
         Command::Loop(args) => improve::run(args),
+        Command::Store(command) => store::run(command),
+        Command::Worker(args) => store::worker(args),
         Command::Model(command) => model::run(command),
         Command::Bench(command) => bench::run(command),
         Command::Stats(args) => stats::run(args),

@@ -137,7 +137,7 @@ impl LazyBackend {
 
 /// The shipped network: `data/models/default` under the current directory,
 /// else in the source tree this binary was built from.
-fn default_model_dir() -> Option<PathBuf> {
+pub fn default_model_dir() -> Option<PathBuf> {
     let source_tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(DEFAULT_MODEL_DIR);
     [PathBuf::from(DEFAULT_MODEL_DIR), source_tree]
         .into_iter()

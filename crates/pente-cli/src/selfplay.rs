@@ -21,8 +21,12 @@ pub struct SelfPlayArgs {
     #[arg(long)]
     games: Option<u64>,
     /// A model directory, or `heuristic` / `uniform`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "store")]
     model: Option<String>,
+    /// Play with the current model of a store of distributed self-play (a
+    /// directory or an object store URL). `pente worker` commits its games there.
+    #[arg(long, value_name = "STORE")]
+    store: Option<String>,
     /// Output directory (games.csv, games.jsonl, samples.bin, selfplay.toml).
     #[arg(long, default_value = "runs/selfplay")]
     out: PathBuf,
@@ -47,6 +51,10 @@ pub fn run(args: &SelfPlayArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(model) = &args.model {
         config.model.clone_from(model);
+    }
+    if let Some(spec) = &args.store {
+        let store = pente_store::Store::open(spec)?;
+        config.model = store.fetch_model(&store.current_model()?)?.display().to_string();
     }
     if let Some(threads) = args.threads {
         config.threads = threads;

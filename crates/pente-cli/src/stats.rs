@@ -15,8 +15,11 @@ use pente_core::{MAX_SIZE, Variant, parse_move_list};
 pub struct StatsArgs {
     /// Game files, mixed freely: games.csv, games.jsonl (self-play datasets)
     /// or pente.org PGN; the format comes from the extension or first line.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required_unless_present = "store", value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// Also every chunk of a store of distributed self-play (a directory or an object store URL).
+    #[arg(long, value_name = "STORE")]
+    pub store: Option<String>,
     /// Moves per opening.
     #[arg(long, default_value_t = 3, value_name = "D")]
     pub depth: usize,
@@ -82,13 +85,17 @@ pub fn run(args: &StatsArgs) -> anyhow::Result<ExitCode> {
         variant: args.variant,
         size: args.size,
     };
+    let mut files = args.files.clone();
+    files.extend(
+        crate::store::chunk_dirs(args.store.as_deref())?.into_iter().map(|d| d.join(pente_selfplay::JSONL_FILE)),
+    );
     let mut stats = Stats::new(options);
-    let skipped = stats.read_files(&args.files, args.skip_bad, |error| {
+    let skipped = stats.read_files(&files, args.skip_bad, |error| {
         // stderr may be closed; the count in the report still tells.
         let _ = writeln!(io::stderr(), "{}", skipped_line(error));
     })?;
     let mut report = stats.report(&ReportOptions { min_games: args.min_games, sort: args.sort, top: args.top });
-    report.files = args.files.iter().map(|p| p.display().to_string()).collect();
+    report.files = files.iter().map(|p| p.display().to_string()).collect();
     report.skipped = skipped;
     let mut out = BufWriter::new(io::stdout().lock());
     report.write(args.format, &mut out).and_then(|()| out.flush()).context("writing to stdout")?;

@@ -20,6 +20,10 @@ pub struct TrainArgs {
     /// Samples files or directories; override the config's `samples`.
     #[arg(long)]
     samples: Vec<PathBuf>,
+    /// Also every chunk of a store of distributed self-play (a directory or
+    /// an object store URL), after the other samples.
+    #[arg(long, value_name = "STORE")]
+    store: Option<String>,
     /// Output directory: checkpoint/ (the trained model) and metrics.csv.
     #[arg(long, default_value = "runs/train")]
     out: PathBuf,
@@ -70,7 +74,8 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<ExitCode> {
     if let Some(steps) = args.steps {
         config.steps = steps;
     }
-    anyhow::ensure!(!config.samples.is_empty(), "no samples: set `samples` in the config or pass --samples");
+    config.samples.extend(crate::store::chunk_dirs(args.store.as_deref())?);
+    anyhow::ensure!(!config.samples.is_empty(), "no samples: set `samples` in the config or pass --samples or --store");
     let start = pente_nn::store::load_info(&args.model).with_context(|| format!("reading {}", args.model.display()))?;
     let id = args.id.clone().unwrap_or_else(|| format!("{}-t{}", start.id, config.steps));
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;

@@ -18,8 +18,12 @@ pub struct ValidateArgs {
     /// self-play `games.csv` (`.csv`, or the header as first line) and
     /// `games.jsonl` (`.jsonl`, or a first line starting with `{`), or move
     /// lists (one game per line, `#` comments).
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required_unless_present = "store", value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// Also every chunk of a store of distributed self-play (its games.csv
+    /// and games.jsonl; a directory or an object store URL).
+    #[arg(long, value_name = "STORE")]
+    pub store: Option<String>,
     /// Variant of the games in move-list files (PGN files name their own):
     /// pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, gomoku, gomoku-exact.
     #[arg(long, default_value = "pente")]
@@ -44,8 +48,12 @@ pub struct ValidateArgs {
 /// closed pipe.
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let rules = Rules::new(args.variant, args.size).context("--variant/--size")?;
+    let mut files = args.files.clone();
+    for dir in crate::store::chunk_dirs(args.store.as_deref())? {
+        files.extend([dir.join(pente_selfplay::CSV_FILE), dir.join(pente_selfplay::JSONL_FILE)]);
+    }
     let mut out = io::stdout().lock();
-    match validate_files(args, rules, &mut out) {
+    match validate_files(&files, args, rules, &mut out) {
         Ok(all_good) => Ok(if all_good { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         // A closed pipe (`pente validate ... | head`) is not an error.
         Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
@@ -54,11 +62,11 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Checks every file, printing as it goes; returns whether all was well.
-fn validate_files(args: &ValidateArgs, rules: Rules, out: &mut impl Write) -> io::Result<bool> {
-    let several = args.files.len() > 1;
+fn validate_files(files: &[PathBuf], args: &ValidateArgs, rules: Rules, out: &mut impl Write) -> io::Result<bool> {
+    let several = files.len() > 1;
     let mut total = Summary::default();
     let mut unreadable = 0;
-    for path in &args.files {
+    for path in files {
         let summary = match validate_file(path, rules, args.quiet, out) {
             Ok(summary) => summary?,
             Err(err) => {

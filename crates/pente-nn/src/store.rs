@@ -21,6 +21,9 @@ pub const INFO_FILE: &str = "model.json";
 pub const SAFETENSORS_FILE: &str = "model.safetensors";
 /// The network as an ONNX model ([`crate::onnx`]).
 pub const ONNX_FILE: &str = "model.onnx";
+/// Every file of a model directory (`model.onnx` may be missing: models
+/// saved before it existed have none).
+pub const MODEL_FILES: [&str; 4] = [WEIGHTS_FILE, INFO_FILE, SAFETENSORS_FILE, ONNX_FILE];
 
 /// What a model directory says about its network.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -34,6 +34,9 @@ pub enum SelfPlayError {
     /// The evaluator could not be built (e.g. a broken model directory).
     #[error("loading the model: {0}")]
     Model(String),
+    /// The store of a distributed run failed.
+    #[error(transparent)]
+    Store(#[from] pente_store::StoreError),
 }
 
 /// Wraps an I/O error with its path.

@@ -12,7 +12,8 @@ pub use arena::{ArenaConfig, Elo, Engine, MatchResult, Player, PlayerKind, Playe
 pub use data::{ReplayWindow, TrainingPosition, sample_files};
 pub use error::TrainError;
 pub use pipeline::{
-    EloEntry, IterationSize, LoopArena, LoopConfig, LoopEvent, LoopState, NetShape, StageTimes, final_matches, run_loop,
+    EloEntry, IterationSize, LoopArena, LoopConfig, LoopEvent, LoopState, NetShape, StageTimes, StoreLoop,
+    final_matches, run_loop,
 };
 pub use trainer::{
     CHECKPOINT_DIR, METRICS_FILE, METRICS_HEADER, StepReport, StepTimes, TrainConfig, init_model, profile_steps,

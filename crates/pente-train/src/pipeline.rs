@@ -5,7 +5,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use cpu_time::ProcessTime;
 
@@ -13,7 +13,8 @@ use pente_external::TextPenteConfig;
 use pente_nn::NetConfig;
 use pente_nn::store::ModelInfo;
 use pente_ort::Backend;
-use pente_selfplay::{ModelSource, Progress, SelfPlayConfig};
+use pente_selfplay::{ModelSource, Progress, SelfPlayConfig, SelfPlayError};
+use pente_store::{Chunk, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::arena::{ArenaConfig, MatchResult, PlayerKind, PlayerSpec, play_match};
@@ -141,6 +142,10 @@ pub struct LoopState {
     pub first_generation: Option<u32>,
     /// Every rated player.
     pub table: Vec<EloEntry>,
+    /// With a store: the store's games the last iteration trained on (the
+    /// next waits for `selfplay.games` more).
+    #[serde(default)]
+    pub store_games: u64,
 }
 
 /// One row of the Elo table (`elo.csv`).
@@ -178,6 +183,13 @@ pub enum LoopEvent<'a> {
     },
     /// A self-play game was written.
     Game(&'a Progress),
+    /// With a store: its games, and the count the iteration waits for.
+    StoreGames {
+        /// Games in the store's chunks.
+        have: u64,
+        /// Games the iteration starts at.
+        want: u64,
+    },
     /// A training step was done.
     Step(&'a StepReport),
     /// An arena game finished.
@@ -357,18 +369,12 @@ fn save_state(dir: &Path, state: &LoopState) -> Result<(), TrainError> {
     write_atomically(&dir.join("elo.csv"), &csv)
 }
 
-/// The files of a model directory.
-const MODEL_FILES: [&str; 4] = {
-    use pente_nn::store::{INFO_FILE, ONNX_FILE, SAFETENSORS_FILE, WEIGHTS_FILE};
-    [WEIGHTS_FILE, INFO_FILE, SAFETENSORS_FILE, ONNX_FILE]
-};
-
 /// Copies the model files of `from` into `to`, leaving its other files (a
 /// campaign folder's history and README): each goes under a temporary name
 /// first, then all are renamed, so a reader never sees half a file. A model
 /// saved before `model.onnx` existed has none, and a stale one in `to` goes.
 fn copy_model(from: &Path, to: &Path) -> Result<(), TrainError> {
-    use pente_nn::store::ONNX_FILE;
+    use pente_nn::store::{MODEL_FILES, ONNX_FILE};
     std::fs::create_dir_all(to).map_err(io_error(to))?;
     let files: Vec<&str> =
         MODEL_FILES.into_iter().filter(|&file| file != ONNX_FILE || from.join(file).is_file()).collect();
@@ -408,6 +414,80 @@ fn cached_match(
     Ok(result)
 }
 
+/// A loop whose self-play comes from the workers of a store: each
+/// iteration waits until the store holds `selfplay.games` games more than
+/// the last one trained on, trains on its newest chunks, and publishes a
+/// promoted network there as the workers' current model.
+#[derive(Debug)]
+pub struct StoreLoop<'a> {
+    /// The store.
+    pub store: &'a Store,
+    /// Whether the trainer plays self-play too while it waits, as the
+    /// worker `<name>-trainer`.
+    pub selfplay: bool,
+    /// How often the store is checked while the trainer waits.
+    pub poll: Duration,
+}
+
+impl StoreLoop<'_> {
+    /// Waits (or plays, with `selfplay`) until the store holds `want` games;
+    /// returns its chunks.
+    fn wait_for_games(
+        &self,
+        config: &LoopConfig,
+        want: u64,
+        work: &Path,
+        backend: &Backend,
+        report: &mut dyn FnMut(LoopEvent<'_>),
+    ) -> Result<Vec<Chunk>, TrainError> {
+        loop {
+            let chunks = self.store.chunks().map_err(pente_selfplay::SelfPlayError::from)?;
+            let have = chunks.iter().map(|c| c.games).sum::<u64>();
+            report(LoopEvent::StoreGames { have, want });
+            if have >= want {
+                return Ok(chunks);
+            }
+            if self.selfplay {
+                let id = format!("{}-trainer", config.name);
+                let index = chunks.iter().filter(|c| c.worker == id).map(|c| c.index + 1).max().unwrap_or(0);
+                let games = (want - have).min(config.selfplay.games);
+                pente_selfplay::play_chunk(self.store, &config.selfplay, &id, index, games, work, backend, &mut |e| {
+                    if let pente_selfplay::WorkerEvent::Game(p) = e {
+                        report(LoopEvent::Game(p));
+                    }
+                })?;
+            } else {
+                std::thread::sleep(self.poll);
+            }
+        }
+    }
+
+    /// The sample directories of the newest chunks that hold `window`
+    /// samples, oldest first, as local directories.
+    fn window(&self, chunks: &[Chunk], window: usize) -> Result<Vec<PathBuf>, TrainError> {
+        let mut kept = 0;
+        let mut first = chunks.len();
+        while first > 0 && kept < window as u64 {
+            first -= 1;
+            kept += chunks[first].samples;
+        }
+        chunks[first..]
+            .iter()
+            .map(|c| self.store.chunk_dir(c).map_err(|e| TrainError::from(pente_selfplay::SelfPlayError::from(e))))
+            .collect()
+    }
+
+    /// Copies the run's records (Elo table, state, stage times) to the store.
+    fn put_records(&self, dir: &Path) -> Result<(), TrainError> {
+        for file in ["elo.csv", "loop.json", "timings.csv"] {
+            if let Ok(bytes) = std::fs::read(dir.join(file)) {
+                self.store.put_file(file, bytes).map_err(pente_selfplay::SelfPlayError::from)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The settings of a loop run that its stages share.
 struct Run<'a> {
     config: &'a LoopConfig,
@@ -416,7 +496,8 @@ struct Run<'a> {
 }
 
 /// Runs the loop to `config.iterations`, resuming from `runs/<name>/`, its
-/// networks (self-play and arenas) on `backend`. Returns the final state
+/// networks (self-play and arenas) on `backend`; with `store`, on the games
+/// of the store's workers, starting from its current model. Returns the final state
 /// (with the Elo table).
 ///
 /// # Errors
@@ -424,8 +505,17 @@ struct Run<'a> {
 pub fn run_loop(
     config: &LoopConfig,
     backend: &Backend,
+    store: Option<&StoreLoop<'_>>,
     report: &mut dyn FnMut(LoopEvent<'_>),
 ) -> Result<LoopState, TrainError> {
+    let with_store;
+    let config = match store {
+        Some(link) => {
+            with_store = store_config(config, link.store)?;
+            &with_store
+        }
+        None => config,
+    };
     config.check().map_err(TrainError::Config)?;
     let dir = config.run_dir();
     let run = Run { config, dir: dir.clone(), backend };
@@ -496,26 +586,39 @@ pub fn run_loop(
             _ => ModelSource::Network(state.best.clone()),
         };
         let (games, steps) = config.iteration_size(!matches!(source, ModelSource::Network(_)));
-        report(LoopEvent::Stage { iteration: k, stage: "selfplay", detail: format!("{games} games") });
-        let mut selfplay = config.selfplay.clone();
-        selfplay.games = games;
-        selfplay.model = match &source {
-            ModelSource::Network(dir) => dir.display().to_string(),
-            _ => config.bootstrap.clone().unwrap_or_default(),
-        };
-        selfplay.seed = config.selfplay.seed.wrapping_add(u64::from(first + k));
         let clock = Instant::now();
-        pente_selfplay::run(&selfplay, &iter_dir.join("selfplay"), &source, backend, &mut |p| {
-            report(LoopEvent::Game(p));
-        })?;
+        let samples = if let Some(link) = store {
+            let want = state.store_games + games;
+            report(LoopEvent::Stage { iteration: k, stage: "selfplay", detail: format!("{want} games in the store") });
+            let chunks = link.wait_for_games(config, want, &dir.join("trainer-selfplay"), backend, report)?;
+            let used = link.window(&chunks, config.train.window)?;
+            let names: Vec<String> = chunks[chunks.len() - used.len()..].iter().map(Chunk::name).collect();
+            std::fs::create_dir_all(&iter_dir).map_err(io_error(&iter_dir))?;
+            write_atomically(&iter_dir.join("chunks.txt"), &(names.join("\n") + "\n"))?;
+            state.store_games = chunks.iter().map(|c| c.games).sum();
+            used
+        } else {
+            report(LoopEvent::Stage { iteration: k, stage: "selfplay", detail: format!("{games} games") });
+            let mut selfplay = config.selfplay.clone();
+            selfplay.games = games;
+            selfplay.model = match &source {
+                ModelSource::Network(dir) => dir.display().to_string(),
+                _ => config.bootstrap.clone().unwrap_or_default(),
+            };
+            selfplay.seed = config.selfplay.seed.wrapping_add(u64::from(first + k));
+            pente_selfplay::run(&selfplay, &iter_dir.join("selfplay"), &source, backend, &mut |p| {
+                report(LoopEvent::Game(p));
+            })?;
+            // Every iteration's self-play so far; the window keeps the most recent.
+            (1..=k).map(|i| dir.join(format!("iter-{i:03}")).join("selfplay")).collect()
+        };
         let mut times = StageTimes { iteration: k, selfplay_s: clock.elapsed().as_secs_f64(), ..StageTimes::default() };
         let clock = Instant::now();
 
         report(LoopEvent::Stage { iteration: k, stage: "train", detail: format!("{steps} steps") });
         let mut train_config = config.train.clone();
         train_config.steps = steps;
-        // Every iteration's self-play so far; the window keeps the most recent.
-        train_config.samples = (1..=k).map(|i| dir.join(format!("iter-{i:03}")).join("selfplay")).collect();
+        train_config.samples = samples;
         train_config.seed = config.train.seed.wrapping_add(u64::from(first + k));
         let candidate = train(&train_config, &iter_dir.join("train"), &state.best, &id, u64::from(k), &mut |s| {
             report(LoopEvent::Step(s));
@@ -548,6 +651,9 @@ pub fn run_loop(
                 ..load_info(&promoted)?
             };
             pente_nn::store::save_info(&info, &promoted).map_err(|e| TrainError::Model(e.to_string()))?;
+            if let Some(link) = store {
+                link.store.publish_model(&id, &promoted, &pente_nn::store::MODEL_FILES).map_err(SelfPlayError::from)?;
+            }
             state.table.push(EloEntry {
                 iteration: k,
                 model: id,
@@ -565,6 +671,9 @@ pub fn run_loop(
         report(LoopEvent::Timing(&times));
         state.iteration = k;
         save_state(&dir, &state)?;
+        if let Some(link) = store {
+            link.put_records(&dir)?;
+        }
     }
 
     // The final network against the first, and the baselines again.
@@ -614,7 +723,29 @@ pub fn run_loop(
         });
         export_best(&dir, &state, first + last, to)?;
     }
+    if let Some(link) = store {
+        link.put_records(&dir)?;
+    }
     Ok(state)
+}
+
+/// `config` for a run on `store`: it starts from the store's current model
+/// (a fresh run; a resumed one goes on with its own), and the store's
+/// workers get its self-play settings.
+fn store_config(config: &LoopConfig, store: &Store) -> Result<LoopConfig, TrainError> {
+    if config.bootstrap.is_some() {
+        return Err(TrainError::Config(
+            "bootstrap: a run on a store plays with its networks only (the workers play the current model)".into(),
+        ));
+    }
+    let current = store.current_model().map_err(SelfPlayError::from)?;
+    let mut config = config.clone();
+    config.start = Some(store.fetch_model(&current).map_err(SelfPlayError::from)?);
+    config.net = None;
+    let mut selfplay = config.selfplay.clone();
+    selfplay.model = "the store's current model".into();
+    store.set_selfplay(&selfplay.to_toml()).map_err(SelfPlayError::from)?;
+    Ok(config)
 }
 
 /// Copies the best network of the run in `dir` into `to` with the run's

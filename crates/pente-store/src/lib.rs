@@ -1,0 +1,13 @@
+//! A run's shared storage for distributed self-play: promoted models with a
+//! pointer to the current one, and self-play chunks from many workers, in a
+//! directory (local disk, or a shared file system such as NFS) or in object
+//! storage (S3 and S3-compatible servers, GCS, Azure) through `object_store`.
+//! A reader never sees a partial model or chunk, and a chunk is committed
+//! at most once however many attempts at it run.
+
+mod error;
+mod objects;
+mod store;
+
+pub use error::StoreError;
+pub use store::{Chunk, FileEntry, SELFPLAY_FILE, Store, check_name};

@@ -1,0 +1,446 @@
+//! A run's store: its layout of keys and the rules that keep readers from
+//! ever seeing a partial model or chunk.
+//!
+//! ```text
+//! store.json                         marks a store (format, creation time)
+//! current.json                       the current model's id
+//! models/<id>.json                   a model's manifest: its files and sizes
+//! models/<id>/<file>                 ... and the files
+//! selfplay.toml                      the workers' self-play settings
+//! chunks/<worker>/<index>.json       a chunk's manifest (written last)
+//! chunk-data/<worker>/<index>-<attempt>/<file>
+//! run/<file>                         the trainer's records (elo.csv, ...)
+//! ```
+//!
+//! Every object is written whole (a temporary file and a rename, or one
+//! put). A model's files come before its manifest and the manifest before
+//! the pointer; a chunk's files come before its manifest, under a name
+//! only this attempt uses, and the manifest is put only if none is there:
+//! two attempts at one chunk (a worker restarted while its old process
+//! still ran) commit once, and the loser removes its files.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::StoreError;
+use crate::objects::{CloudObjects, DirObjects, Objects, unique_suffix};
+
+const STORE_FILE: &str = "store.json";
+const CURRENT_FILE: &str = "current.json";
+/// The workers' self-play settings in a store.
+pub const SELFPLAY_FILE: &str = "selfplay.toml";
+const FORMAT: u32 = 1;
+
+/// One file of a model or chunk, with its size for checking a download.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEntry {
+    /// The file's name in the model or chunk directory.
+    pub name: String,
+    /// Its length in bytes.
+    pub bytes: u64,
+}
+
+/// A committed self-play chunk, as its manifest describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chunk {
+    /// The worker that played it.
+    pub worker: String,
+    /// Its number among that worker's chunks, from 0.
+    pub index: u64,
+    /// The attempt whose files these are.
+    pub attempt: String,
+    /// The id of the model that played the games.
+    pub model: String,
+    /// Games in the chunk.
+    pub games: u64,
+    /// Training samples in the chunk.
+    pub samples: u64,
+    /// When it was committed, in milliseconds since 1970.
+    pub committed_ms: u64,
+    /// Its files.
+    pub files: Vec<FileEntry>,
+}
+
+impl Chunk {
+    /// `worker/index`, e.g. `w1/000003`.
+    #[must_use]
+    pub fn name(&self) -> String {
+        format!("{}/{:06}", self.worker, self.index)
+    }
+
+    fn data_prefix(&self) -> String {
+        format!("chunk-data/{}/{:06}-{}/", self.worker, self.index, self.attempt)
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct StoreInfo {
+    format: u32,
+    created_ms: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Current {
+    model: String,
+    published_ms: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct ModelManifest {
+    id: String,
+    files: Vec<FileEntry>,
+    published_ms: u64,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Checks that `name` (a worker or model id) can be part of a key.
+///
+/// # Errors
+/// [`StoreError::Name`] saying what is wrong.
+pub fn check_name(what: &str, name: &str) -> Result<(), StoreError> {
+    let ok = !name.is_empty()
+        && name.len() <= 100
+        && !name.starts_with('.')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(StoreError::Name(format!(
+            "{what} `{name}`: use 1 to 100 letters, digits, `-`, `_` or `.`, not starting with `.`"
+        )))
+    }
+}
+
+/// The regular files of a directory, sorted by name.
+fn dir_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, StoreError> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(StoreError::io(dir))? {
+        let entry = entry.map_err(StoreError::io(dir))?;
+        if entry.file_type().map_err(StoreError::io(&entry.path()))?.is_file() {
+            files.push((entry.file_name().to_string_lossy().to_string(), entry.path()));
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// A run's shared storage: a directory, or an object store.
+pub struct Store {
+    objects: Box<dyn Objects>,
+    spec: String,
+    cache: PathBuf,
+    /// Manifests already read: a committed chunk never changes.
+    known: Mutex<BTreeMap<String, Chunk>>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("spec", &self.spec).finish_non_exhaustive()
+    }
+}
+
+/// Where downloads from object stores are kept: `PENTE_STORE_CACHE`, else
+/// the user's cache directory, one folder per store.
+fn default_cache(spec: &str) -> PathBuf {
+    let base = std::env::var_os("PENTE_STORE_CACHE").map(PathBuf::from).unwrap_or_else(|| {
+        std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+            .unwrap_or_else(std::env::temp_dir)
+            .join("pente")
+            .join("stores")
+    });
+    let folder: String = spec.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    base.join(folder)
+}
+
+impl Store {
+    fn connect(spec: &str) -> Result<Store, StoreError> {
+        let objects: Box<dyn Objects> = match spec.split_once("://") {
+            Some(("file", path)) => Box::new(DirObjects::new(PathBuf::from(path))),
+            Some(_) => Box::new(CloudObjects::new(spec)?),
+            None => Box::new(DirObjects::new(PathBuf::from(spec))),
+        };
+        Ok(Store { objects, spec: spec.to_string(), cache: default_cache(spec), known: Mutex::new(BTreeMap::new()) })
+    }
+
+    /// Creates a store at `spec` (a directory, or `s3://bucket/prefix`,
+    /// `gs://...`, `az://...`) whose current model is the files `names` of
+    /// the model directory `model`, with id `id`.
+    ///
+    /// # Errors
+    /// [`StoreError`] if a store is there already or a write fails.
+    pub fn create(spec: &str, model: &Path, id: &str, names: &[&str]) -> Result<Store, StoreError> {
+        let store = Store::connect(spec)?;
+        let info = StoreInfo { format: FORMAT, created_ms: now_ms() };
+        if !store.objects.put_new(STORE_FILE, serde_json::to_vec_pretty(&info).expect("serializes"))? {
+            return Err(StoreError::Spec { spec: spec.into(), message: "a store is there already".into() });
+        }
+        store.publish_model(id, model, names)?;
+        Ok(store)
+    }
+
+    /// Opens the store at `spec`.
+    ///
+    /// # Errors
+    /// [`StoreError::Spec`] if nothing there is a store.
+    pub fn open(spec: &str) -> Result<Store, StoreError> {
+        let store = Store::connect(spec)?;
+        let Some(bytes) = store.objects.get(STORE_FILE)? else {
+            return Err(StoreError::Spec {
+                spec: spec.into(),
+                message: "no store here (create one with `pente store init`)".into(),
+            });
+        };
+        let info: StoreInfo = serde_json::from_slice(&bytes)
+            .map_err(|e| StoreError::Corrupt { key: STORE_FILE.into(), message: e.to_string() })?;
+        if info.format != FORMAT {
+            return Err(StoreError::Spec {
+                spec: spec.into(),
+                message: format!("store format {} (this pente reads format {FORMAT})", info.format),
+            });
+        }
+        Ok(store)
+    }
+
+    /// Keeps downloads in `dir` instead of the default cache.
+    #[must_use]
+    pub fn with_cache(mut self, dir: PathBuf) -> Store {
+        self.cache = dir;
+        self
+    }
+
+    /// The address the store was opened with.
+    #[must_use]
+    pub fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    fn json<T: serde::de::DeserializeOwned>(&self, key: &str) -> Result<Option<T>, StoreError> {
+        self.objects
+            .get(key)?
+            .map(|bytes| serde_json::from_slice(&bytes))
+            .transpose()
+            .map_err(|e| StoreError::Corrupt { key: key.into(), message: e.to_string() })
+    }
+
+    /// Uploads the files `names` of the model directory `dir` (those that
+    /// are there) as model `id` and makes it the current model.
+    ///
+    /// # Errors
+    /// [`StoreError`] if a file cannot be read or written.
+    pub fn publish_model(&self, id: &str, dir: &Path, names: &[&str]) -> Result<(), StoreError> {
+        check_name("model id", id)?;
+        let mut files = Vec::new();
+        for name in names.iter().filter(|name| dir.join(name).is_file()) {
+            let path = dir.join(name);
+            let bytes = std::fs::read(&path).map_err(StoreError::io(&path))?;
+            files.push(FileEntry { name: (*name).to_string(), bytes: bytes.len() as u64 });
+            self.objects.put(&format!("models/{id}/{name}"), bytes)?;
+        }
+        let manifest = ModelManifest { id: id.into(), files, published_ms: now_ms() };
+        self.objects.put(&format!("models/{id}.json"), serde_json::to_vec_pretty(&manifest).expect("serializes"))?;
+        let current = Current { model: id.into(), published_ms: manifest.published_ms };
+        self.objects.put(CURRENT_FILE, serde_json::to_vec_pretty(&current).expect("serializes"))
+    }
+
+    /// The current model's id.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the pointer is missing or unreadable.
+    pub fn current_model(&self) -> Result<String, StoreError> {
+        self.json::<Current>(CURRENT_FILE)?
+            .map(|c| c.model)
+            .ok_or_else(|| StoreError::Corrupt { key: CURRENT_FILE.into(), message: "missing".into() })
+    }
+
+    /// A local directory holding model `id`: the store's own for a
+    /// directory store, else a checked download in the cache.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the model is not in the store or a download fails.
+    pub fn fetch_model(&self, id: &str) -> Result<PathBuf, StoreError> {
+        check_name("model id", id)?;
+        let key = format!("models/{id}.json");
+        let manifest: ModelManifest = self
+            .json(&key)?
+            .ok_or_else(|| StoreError::Corrupt { key: key.clone(), message: "no such model in the store".into() })?;
+        self.local_copy(&format!("models/{id}/"), &manifest.files, &self.cache.join("models").join(id))
+    }
+
+    /// The directory under `prefix` as a local directory: in place, or
+    /// downloaded into `target` (through a temporary directory and a
+    /// rename, each file's size checked against `files`).
+    fn local_copy(&self, prefix: &str, files: &[FileEntry], target: &Path) -> Result<PathBuf, StoreError> {
+        if let Some(path) = self.objects.local_path(prefix) {
+            return Ok(path);
+        }
+        if target.is_dir() {
+            return Ok(target.to_path_buf());
+        }
+        let parent = target.parent().unwrap_or(target);
+        std::fs::create_dir_all(parent).map_err(StoreError::io(parent))?;
+        let tmp = parent.join(format!(".download-{}", unique_suffix()));
+        std::fs::create_dir_all(&tmp).map_err(StoreError::io(&tmp))?;
+        let result = (|| {
+            for file in files {
+                let key = format!("{prefix}{}", file.name);
+                let bytes = self
+                    .objects
+                    .get(&key)?
+                    .ok_or_else(|| StoreError::Corrupt { key: key.clone(), message: "missing".into() })?;
+                if bytes.len() as u64 != file.bytes {
+                    return Err(StoreError::Corrupt {
+                        key,
+                        message: format!("{} bytes, the manifest says {}", bytes.len(), file.bytes),
+                    });
+                }
+                let path = tmp.join(&file.name);
+                std::fs::write(&path, bytes).map_err(StoreError::io(&path))?;
+            }
+            match std::fs::rename(&tmp, target) {
+                // Another process downloaded it meanwhile: theirs is as good.
+                Err(_) if target.is_dir() => Ok(()),
+                other => other.map_err(StoreError::io(target)),
+            }
+        })();
+        let _ = std::fs::remove_dir_all(&tmp);
+        result.map(|()| target.to_path_buf())
+    }
+
+    /// Every committed chunk, oldest first (by commit time, then worker and index).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the listing or a manifest cannot be read.
+    pub fn chunks(&self) -> Result<Vec<Chunk>, StoreError> {
+        self.chunks_under("chunks/")
+    }
+
+    /// The committed chunks of `worker`, by index.
+    ///
+    /// # Errors
+    /// As [`Store::chunks`].
+    pub fn worker_chunks(&self, worker: &str) -> Result<Vec<Chunk>, StoreError> {
+        check_name("worker id", worker)?;
+        let mut chunks = self.chunks_under(&format!("chunks/{worker}/"))?;
+        chunks.sort_by_key(|c| c.index);
+        Ok(chunks)
+    }
+
+    fn chunks_under(&self, prefix: &str) -> Result<Vec<Chunk>, StoreError> {
+        let keys = self.objects.list(prefix)?;
+        let mut chunks = Vec::new();
+        for key in keys.iter().filter(|k| k.ends_with(".json")) {
+            let known = self.known.lock().expect("not poisoned").get(key).cloned();
+            let chunk = match known {
+                Some(chunk) => chunk,
+                None => {
+                    let Some(chunk) = self.json::<Chunk>(key)? else { continue };
+                    self.known.lock().expect("not poisoned").insert(key.clone(), chunk.clone());
+                    chunk
+                }
+            };
+            chunks.push(chunk);
+        }
+        chunks.sort_by(|a, b| (a.committed_ms, &a.worker, a.index).cmp(&(b.committed_ms, &b.worker, b.index)));
+        Ok(chunks)
+    }
+
+    /// A local directory holding `chunk`'s files (games.csv, games.jsonl,
+    /// samples.bin, selfplay.toml).
+    ///
+    /// # Errors
+    /// [`StoreError`] if a file is missing or a download fails.
+    pub fn chunk_dir(&self, chunk: &Chunk) -> Result<PathBuf, StoreError> {
+        let target =
+            self.cache.join("chunks").join(&chunk.worker).join(format!("{:06}-{}", chunk.index, chunk.attempt));
+        self.local_copy(&chunk.data_prefix(), &chunk.files, &target)
+    }
+
+    /// Commits the files of the local directory `dir` as chunk `index` of
+    /// `worker`: its files first, then its manifest, put only if that chunk
+    /// has none. Returns `None` (and removes the files this attempt
+    /// uploaded) when another attempt committed the chunk first.
+    ///
+    /// # Errors
+    /// [`StoreError`] if a file cannot be read or written.
+    pub fn commit_chunk(
+        &self,
+        worker: &str,
+        index: u64,
+        model: &str,
+        counts: (u64, u64),
+        dir: &Path,
+    ) -> Result<Option<Chunk>, StoreError> {
+        check_name("worker id", worker)?;
+        let mut chunk = Chunk {
+            worker: worker.into(),
+            index,
+            attempt: unique_suffix(),
+            model: model.into(),
+            games: counts.0,
+            samples: counts.1,
+            committed_ms: 0,
+            files: Vec::new(),
+        };
+        let prefix = chunk.data_prefix();
+        for (name, path) in dir_files(dir)? {
+            let bytes = std::fs::read(&path).map_err(StoreError::io(&path))?;
+            chunk.files.push(FileEntry { name: name.clone(), bytes: bytes.len() as u64 });
+            self.objects.put(&format!("{prefix}{name}"), bytes)?;
+        }
+        chunk.committed_ms = now_ms();
+        let key = format!("chunks/{worker}/{index:06}.json");
+        if self.objects.put_new(&key, serde_json::to_vec_pretty(&chunk).expect("serializes"))? {
+            return Ok(Some(chunk));
+        }
+        for file in &chunk.files {
+            self.objects.delete(&format!("{prefix}{}", file.name))?;
+        }
+        Ok(None)
+    }
+
+    /// Writes a run file (`run/<name>`: the trainer's Elo table, state and
+    /// timings), replacing what was there.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the write fails.
+    pub fn put_file(&self, name: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        self.objects.put(&format!("run/{name}"), bytes)
+    }
+
+    /// A run file, if there is one.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the read fails.
+    pub fn get_file(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.objects.get(&format!("run/{name}"))
+    }
+
+    /// Sets the self-play settings (TOML) workers use when given none.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the write fails.
+    pub fn set_selfplay(&self, toml: &str) -> Result<(), StoreError> {
+        self.objects.put(SELFPLAY_FILE, toml.as_bytes().to_vec())
+    }
+
+    /// The workers' self-play settings (TOML), if the store has them.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the read fails or the file is not text.
+    pub fn selfplay(&self) -> Result<Option<String>, StoreError> {
+        self.objects
+            .get(SELFPLAY_FILE)?
+            .map(String::from_utf8)
+            .transpose()
+            .map_err(|e| StoreError::Corrupt { key: SELFPLAY_FILE.into(), message: e.to_string() })
+    }
+}
