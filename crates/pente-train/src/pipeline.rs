@@ -285,7 +285,8 @@ impl LoopConfig {
             (Some(net), None) if net.blocks == 0 || net.channels < 4 => {
                 return Err("net: at least 1 block and 4 channels".into());
             }
-            (Some(_), None) | (None, Some(_)) => {}
+            // Neither: the run starts from a store's current model (`--store`).
+            (Some(_), None) | (None, Some(_)) | (None, None) => {}
             _ => return Err("give either [net] (a random first network) or start (a model directory)".into()),
         }
         Ok(())
@@ -514,6 +515,11 @@ pub fn run_loop(
             with_store = store_config(config, link.store)?;
             &with_store
         }
+        None if config.net.is_none() && config.start.is_none() => {
+            return Err(TrainError::Config(
+                "give [net] (a random first network) or start (a model directory), or run on a store (--store)".into(),
+            ));
+        }
         None => config,
     };
     config.check().map_err(TrainError::Config)?;
@@ -547,7 +553,7 @@ pub fn run_loop(
             match (&config.start, &config.net) {
                 (Some(start), _) => start_model(start, &id, &initial)?,
                 (None, Some(net)) => init_model(&net.config(), &id, config.selfplay.seed, &initial)?,
-                (None, None) => return Err(TrainError::Config("neither [net] nor start".into())),
+                (None, None) => unreachable!("checked when the loop started"),
             }
         }
         // A start network brings its Elo and CPU-hours, so that the

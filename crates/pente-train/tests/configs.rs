@@ -11,7 +11,9 @@ fn configs() -> std::path::PathBuf {
 
 #[test]
 fn shipped_configs_parse() {
-    for name in ["loop-quick.toml", "loop-ci.toml", "loop-default.toml", "loop-campaign.toml", "loop.toml"] {
+    for name in
+        ["loop-quick.toml", "loop-ci.toml", "loop-default.toml", "loop-campaign.toml", "loop-store.toml", "loop.toml"]
+    {
         let path = configs().join(name);
         if path.exists() || name != "loop.toml" {
             LoopConfig::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
