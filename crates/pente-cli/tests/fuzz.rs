@@ -59,6 +59,7 @@ const TOKENS: &[&str] = &[
     "g-pente",
     "poof-pente",
     "boat-pente",
+    "o-pente",
     "gomoku",
     "999999999999999999999",
     "1e39",

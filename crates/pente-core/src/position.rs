@@ -307,8 +307,8 @@ impl Position {
 
     /// The captures and the end of a move under rules whose moves can
     /// remove the mover's own stones (Poof-Pente) or whose fives can wait
-    /// (Boat-Pente); kept off the plain rules' path. Returns the stones
-    /// captured.
+    /// (Boat-Pente), or both (O-Pente); kept off the plain rules' path.
+    /// Returns the stones captured.
     #[cold]
     fn play_variant_end(&mut self, c: usize, mine: u8, theirs: u8) -> u16 {
         let me = self.to_move;
@@ -320,14 +320,15 @@ impl Position {
         if taken != 0 {
             self.credit(me, taken);
         }
-        self.outcome = if self.rules.boat() {
-            self.boat_outcome(c, mine, theirs)
-        } else if poofs != 0 {
+        if poofs != 0 {
             let poofed = self.remove_poofed(c, poofs, me);
             self.credit(me.opponent(), poofed);
-            self.poof_outcome(false)
+        }
+        self.outcome = if self.rules.boat() {
+            self.boat_outcome(c, mine, theirs)
         } else {
-            self.poof_outcome(self.makes_line(c, mine))
+            // A poofed stone makes no five.
+            self.poof_outcome(poofs == 0 && self.makes_line(c, mine))
         };
         taken
     }
@@ -341,31 +342,55 @@ impl Position {
         self.hash ^= zobrist::captures(color, before) ^ zobrist::captures(color, after);
     }
 
-    /// Poof-Pente: bit `i` set when the stone just placed on `c` lies in
-    /// `O X* X O` along direction `i` (an opponent stone next to it, its own
-    /// partner behind it, and an opponent stone beyond the partner).
+    /// The poofs of the stone just placed on `c`. Bit `i`: it ends its own
+    /// pair along direction `i`, flanked (`O X* X O`, an opponent stone at
+    /// `+1` and beyond the partner at `-1`). Where triples are captured
+    /// (O-Pente), bit `8 + i`: it ends its own triple (`O X* X X O`), and
+    /// bit `16 + j`: it is the middle of one along line `j` (`O X X* X O`).
     #[inline]
-    fn poofs_at(&self, c: usize, mine: u8, theirs: u8) -> u8 {
+    fn poofs_at(&self, c: usize, mine: u8, theirs: u8) -> u32 {
+        let at = |d: isize, k: isize| self.board[step(c, d, k)];
+        let triples = self.rules.captures_run_of(3);
         let mut found = 0;
         for (i, &d) in DIRECTIONS.iter().enumerate() {
-            let poofed = self.board[step(c, d, 1)] == theirs
-                && self.board[step(c, d, -1)] == mine
-                && self.board[step(c, d, -2)] == theirs;
-            found |= u8::from(poofed) << i;
+            let flanked = at(d, 1) == theirs && at(d, -1) == mine;
+            found |= u32::from(flanked && at(d, -2) == theirs) << i;
+            found |= u32::from(triples && flanked && at(d, -2) == mine && at(d, -3) == theirs) << (8 + i);
+        }
+        if triples {
+            for (j, &d) in LINES.iter().enumerate() {
+                let middle = at(d, 1) == mine && at(d, -1) == mine && at(d, 2) == theirs && at(d, -2) == theirs;
+                found |= u32::from(middle) << (16 + j);
+            }
         }
         found
     }
 
-    /// Takes off the stone on `c` and its partner in each direction of
-    /// `poofs`; returns the stones removed (the placed one counted once).
-    fn remove_poofed(&mut self, c: usize, poofs: u8, color: Color) -> u16 {
+    /// Takes off the stone on `c` and its partners in each poof of `poofs`
+    /// (as [`Position::poofs_at`] found them); returns the stones removed,
+    /// the placed one counted once. No partner is in two poofs: their
+    /// patterns need different stones on the cells they share.
+    fn remove_poofed(&mut self, c: usize, poofs: u32, color: Color) -> u16 {
         self.lift(c, color);
+        let mut removed = 1;
         for (i, &d) in DIRECTIONS.iter().enumerate() {
-            if poofs & (1 << i) != 0 {
+            let partners: &[isize] = match (poofs >> i & 1, poofs >> (8 + i) & 1) {
+                (1, _) => &[-1],
+                (_, 1) => &[-1, -2],
+                _ => &[],
+            };
+            for &k in partners {
+                self.lift(step(c, d, k), color);
+            }
+            removed += partners.len() as u16;
+        }
+        for (j, &d) in LINES.iter().enumerate() {
+            if poofs >> (16 + j) & 1 != 0 {
+                self.lift(step(c, d, 1), color);
                 self.lift(step(c, d, -1), color);
+                removed += 2;
             }
         }
-        let removed = 1 + poofs.count_ones() as u16;
         self.empty_count += removed;
         removed
     }
@@ -380,8 +405,9 @@ impl Position {
 
     /// Boat-Pente's end after the mover's stone on `c`, in pente.org's order:
     /// the opponent's five from his last move, if it survived this one; a
-    /// five of the mover's the opponent cannot capture into; the capture
-    /// win; the full board. A capturable five waits for the reply.
+    /// five of the mover's the opponent cannot capture into (none if the
+    /// stone was poofed, O-Pente); the capture win (O-Pente's: by a lead, as
+    /// in Poof-Pente); the full board. A capturable five waits for the reply.
     fn boat_outcome(&self, c: usize, mine: u8, theirs: u8) -> Option<Outcome> {
         let me = self.to_move;
         // Any five of the opponent's went through his last stone: an older
@@ -390,8 +416,10 @@ impl Position {
             && self.five_survives(cell(last), theirs)
         {
             Some(Outcome { winner: Some(me.opponent()), reason: EndReason::Five })
-        } else if self.makes_line(c, mine) && !self.five_capturable(c, mine, theirs) {
+        } else if self.board[c] == mine && self.makes_line(c, mine) && !self.five_capturable(c, mine, theirs) {
             Some(Outcome { winner: Some(me), reason: EndReason::Five })
+        } else if self.rules.poofs() {
+            self.poof_outcome(false)
         } else {
             self.captures_or_full(me)
         }
@@ -428,27 +456,33 @@ impl Position {
         })
     }
 
-    /// Whether the opponent could capture a pair holding a stone of a line
-    /// of five or more through `c`: for a line stone `s` and a direction `e`,
-    /// `s + e` is `mine` and of `s - e` and `s + 2e` one is `theirs` and the
-    /// other empty.
+    /// Whether the opponent could capture a run holding a stone of a line of
+    /// five or more through `c`: for a line stone `s` and a direction `e`, a
+    /// pair `s, s + e` (flanks `s - e`, `s + 2e`), or where triples are
+    /// captured a triple `s, s + e, s + 2e` (flanks `s - e`, `s + 3e`) or
+    /// `s - e, s, s + e` (flanks `s - 2e`, `s + 2e`), all `mine`, with one
+    /// flank `theirs` and the other empty.
     fn five_capturable(&self, c: usize, mine: u8, theirs: u8) -> bool {
+        let triples = self.rules.captures_run_of(3);
+        let open = |a: u8, b: u8| (a == theirs && b == EMPTY) || (a == EMPTY && b == theirs);
         LINES.iter().any(|&d| {
             let (ahead, behind) = (self.run(c, d, mine), self.run(c, -d, mine));
             ahead + behind + 1 >= 5
                 && (-behind..=ahead).any(|k| {
                     let s = step(c, d, k);
                     DIRECTIONS.iter().any(|&e| {
-                        let (before, after) = (self.board[step(s, e, -1)], self.board[step(s, e, 2)]);
-                        self.board[step(s, e, 1)] == mine
-                            && ((before == theirs && after == EMPTY) || (before == EMPTY && after == theirs))
+                        let at = |n: isize| self.board[step(s, e, n)];
+                        (at(1) == mine && open(at(-1), at(2)))
+                            || (triples && at(1) == mine && at(2) == mine && open(at(-1), at(3)))
+                            || (triples && at(1) == mine && at(-1) == mine && open(at(-2), at(2)))
                     })
                 })
         })
     }
 
-    /// Poof-Pente's end after a move, in pente.org's order: unequal credited
-    /// totals with one at the capture win or more go to the player with
+    /// Poof-Pente's end after a move (and O-Pente's after its fives), in
+    /// pente.org's order: unequal credited totals with one at the capture
+    /// win or more go to the player with
     /// more (the opponent too); then a five through the placed stone (only
     /// if it stayed); then the full board.
     fn poof_outcome(&self, five: bool) -> Option<Outcome> {

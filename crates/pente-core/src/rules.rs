@@ -37,12 +37,16 @@ pub enum Variant {
     /// Pente where a five the opponent could capture into wins only if it
     /// survives his reply.
     BoatPente,
+    /// Keryo captures and 15 to win, with Poof-Pente's poofs (of pairs and
+    /// of triples, the placed stone at an end or in the middle) and
+    /// Boat-Pente's fives that must survive a capture (of a pair or a triple).
+    OPente,
 }
 
 impl Variant {
     /// Every variant. Training samples store a variant as its index here,
     /// so new ones go at the end.
-    pub const ALL: [Variant; 9] = [
+    pub const ALL: [Variant; 10] = [
         Variant::Pente,
         Variant::FreePente,
         Variant::Keryo,
@@ -52,6 +56,7 @@ impl Variant {
         Variant::GPente,
         Variant::PoofPente,
         Variant::BoatPente,
+        Variant::OPente,
     ];
 
     /// The variant of an unrated pente.org game of this one: the move-3
@@ -80,6 +85,7 @@ impl Variant {
             Variant::GPente => "g-pente",
             Variant::PoofPente => "poof-pente",
             Variant::BoatPente => "boat-pente",
+            Variant::OPente => "o-pente",
         }
     }
 }
@@ -95,7 +101,7 @@ impl fmt::Display for Variant {
 pub enum RulesError {
     /// Not one of [`Variant::ALL`].
     #[error(
-        "unknown variant `{0}` (expected one of: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, gomoku, gomoku-exact)"
+        "unknown variant `{0}` (expected one of: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, gomoku, gomoku-exact)"
     )]
     UnknownVariant(String),
     /// Boards are odd-sized, 7 to 19.
@@ -155,9 +161,11 @@ pub struct Rules {
     capture_win: Option<u16>,
     line_win: LineWin,
     /// Poof-Pente: a stone placed between an opponent stone and its own
-    /// pair's partner, with an opponent stone beyond, goes with the partner.
+    /// pair's partner, with an opponent stone beyond, goes with the partner
+    /// (and, where triples are captured, in a flanked triple of its own).
     poof: bool,
-    /// Boat-Pente: a five the opponent could capture into must survive his reply.
+    /// Boat-Pente: a five the opponent could capture into must survive his
+    /// reply (a capture of any length these rules take).
     boat: bool,
 }
 
@@ -179,10 +187,12 @@ impl Rules {
             Variant::FreePente => (Opening::Centre, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::Keryo => (tournament, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::FreeKeryo => (Opening::Centre, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
+            Variant::OPente => (tournament, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::Gomoku => (Opening::Free, 0, None, LineWin::FiveOrMore),
             Variant::GomokuExact => (Opening::Free, 0, None, LineWin::ExactlyFive),
         };
-        let (poof, boat) = (variant == Variant::PoofPente, variant == Variant::BoatPente);
+        let poof = matches!(variant, Variant::PoofPente | Variant::OPente);
+        let boat = matches!(variant, Variant::BoatPente | Variant::OPente);
         Ok(Rules { variant, size, opening, capture_lengths, capture_win, line_win, poof, boat })
     }
 

@@ -68,7 +68,8 @@ struct NaiveRules {
     /// Only exactly five wins (an overline does not).
     exactly_five: bool,
     /// Poof-Pente: a stone placed into `O X* X O` goes with its partner,
-    /// credited to the opponent; a capture win needs a lead.
+    /// credited to the opponent; a capture win needs a lead. Where triples
+    /// are captured (O-Pente), `O X* X X O` and `O X X* X O` poof too.
     poof: bool,
     /// Boat-Pente: a five the opponent could capture into must survive one reply.
     boat: bool,
@@ -77,13 +78,14 @@ struct NaiveRules {
 impl NaiveRules {
     fn new(name: &str, size: i32) -> NaiveRules {
         let mut move_three_axis_bar = Vec::new();
-        let poof = name == "poof-pente";
-        let boat = name == "boat-pente";
+        let poof = name == "poof-pente" || name == "o-pente";
+        let boat = name == "boat-pente" || name == "o-pente";
         let (first_move_on_centre, move_three_distance, capture_runs, capture_win, exactly_five) = match name {
             "pente" => (true, Some(3), vec![2], Some(10), false),
             "free-pente" => (true, None, vec![2], Some(10), false),
             "keryo" => (true, Some(3), vec![2, 3], Some(15), false),
             "free-keryo" => (true, None, vec![2, 3], Some(15), false),
+            "o-pente" => (true, Some(3), vec![2, 3], Some(15), false),
             "poof-pente" | "boat-pente" => (true, Some(3), vec![2], Some(10), false),
             "g-pente" => {
                 move_three_axis_bar = vec![3, 4];
@@ -198,19 +200,33 @@ impl Naive {
         self.board[y as usize][x as usize] = Some(me);
 
         // Poofs are read off the board before this move's captures go.
-        let partners: Vec<(i32, i32)> = if self.rules.poof {
-            EIGHT
-                .iter()
-                .filter(|&&(dx, dy)| {
-                    self.get(x + dx, y + dy) == Some(them)
+        let mut partners: Vec<(i32, i32)> = Vec::new();
+        if self.rules.poof {
+            for (dx, dy) in EIGHT {
+                // The placed stone at the end of its own run of 1 or 2 (2 only
+                // where triples are captured), flanked by the opponent.
+                let behind = (1..).take_while(|&k| self.get(x - k * dx, y - k * dy) == Some(me)).count() as i32;
+                let run_ok = behind == 1 || (behind == 2 && self.rules.capture_runs.contains(&3));
+                if run_ok
+                    && self.get(x + dx, y + dy) == Some(them)
+                    && self.get(x - (behind + 1) * dx, y - (behind + 1) * dy) == Some(them)
+                {
+                    partners.extend((1..=behind).map(|k| (x - k * dx, y - k * dy)));
+                }
+            }
+            if self.rules.capture_runs.contains(&3) {
+                // The placed stone in the middle of its own flanked triple.
+                for (dx, dy) in FOUR {
+                    if self.get(x + dx, y + dy) == Some(me)
                         && self.get(x - dx, y - dy) == Some(me)
+                        && self.get(x + 2 * dx, y + 2 * dy) == Some(them)
                         && self.get(x - 2 * dx, y - 2 * dy) == Some(them)
-                })
-                .map(|&(dx, dy)| (x - dx, y - dy))
-                .collect()
-        } else {
-            Vec::new()
-        };
+                    {
+                        partners.extend([(x + dx, y + dy), (x - dx, y - dy)]);
+                    }
+                }
+            }
+        }
         let mut taken = 0;
         for (dx, dy) in EIGHT {
             let mut run = 0;
@@ -259,7 +275,10 @@ impl Naive {
                 Some((Some(them), End::Five))
             } else if self.fives(me).iter().any(|five| !five.iter().any(|&(x, y)| self.capturable(x, y, me))) {
                 Some((Some(me), End::Five))
-            } else if self.rules.capture_win.is_some_and(|win| self.captured[me.slot()] >= win) {
+            } else if self.rules.poof && first != second && first.max(second) >= self.rules.capture_win.unwrap() {
+                // O-Pente: the capture win as in Poof-Pente, by a lead.
+                Some((Some(if first > second { Stone::First } else { Stone::Second }), End::Captures))
+            } else if !self.rules.poof && self.rules.capture_win.is_some_and(|win| self.captured[me.slot()] >= win) {
                 Some((Some(me), End::Captures))
             } else if full {
                 Some((None, End::Full))
@@ -313,16 +332,24 @@ impl Naive {
         out
     }
 
-    /// Whether the other player's next stone could capture a pair holding
-    /// the stone of `color` on `(x, y)`.
+    /// Whether the other player's next stone could capture a run of a
+    /// length the rules capture (a pair; a triple too in O-Pente) holding
+    /// the stone of `color` on `(x, y)`: the run is all `color`, one flank
+    /// holds the other player's stone and the other flank is empty.
     fn capturable(&self, x: i32, y: i32, color: Stone) -> bool {
         let other = Some(color.other());
+        let empty = |(a, b): (i32, i32)| self.on_board(a, b) && self.get(a, b).is_none();
         EIGHT.iter().any(|&(dx, dy)| {
-            let (before, after) = ((x - dx, y - dy), (x + 2 * dx, y + 2 * dy));
-            let empty = |(a, b): (i32, i32)| self.on_board(a, b) && self.get(a, b).is_none();
-            self.get(x + dx, y + dy) == Some(color)
-                && ((self.get(before.0, before.1) == other && empty(after))
-                    || (empty(before) && self.get(after.0, after.1) == other))
+            self.rules.capture_runs.iter().any(|&length| {
+                let length = length as i32;
+                (0..length).any(|offset| {
+                    let at = |k: i32| (x + (k - offset) * dx, y + (k - offset) * dy);
+                    let (before, after) = (at(-1), at(length));
+                    (0..length).all(|k| self.get(at(k).0, at(k).1) == Some(color))
+                        && ((self.get(before.0, before.1) == other && empty(after))
+                            || (empty(before) && self.get(after.0, after.1) == other))
+                })
+            })
         })
     }
 
@@ -611,6 +638,14 @@ fn poof_pente_agrees_with_the_naive_rules() {
 fn boat_pente_agrees_with_the_naive_rules() {
     let tally = run_variant(Variant::BoatPente);
     assert!(tally.capture_moves > 500, "{tally:?}");
+    assert!(tally.waiting_fives > 50, "capturable fives must occur: {tally:?}");
+    assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{tally:?}");
+}
+
+#[test]
+fn o_pente_agrees_with_the_naive_rules() {
+    let tally = run_variant(Variant::OPente);
+    assert!(tally.capture_moves > 500 && tally.triples > 20 && tally.poofs > 100, "{tally:?}");
     assert!(tally.waiting_fives > 50, "capturable fives must occur: {tally:?}");
     assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{tally:?}");
 }

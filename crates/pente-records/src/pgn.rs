@@ -29,6 +29,7 @@ pub const fn game_name(variant: Variant) -> &'static str {
         Variant::GPente => "G-Pente",
         Variant::PoofPente => "Poof-Pente",
         Variant::BoatPente => "Boat-Pente",
+        Variant::OPente => "O-Pente",
         Variant::Gomoku => "Gomoku",
         Variant::GomokuExact => "Gomoku-Exact",
     }
@@ -55,10 +56,10 @@ fn headers_variant(headers: &[(String, String)]) -> Option<Variant> {
 }
 
 /// The variant a `Game` header names, case-insensitively: pente.org's names
-/// (`Pente`, `Keryo-Pente`, `G-Pente`, `Poof-Pente`, `Boat-Pente`, `Gomoku`, with their `Speed` and
+/// (`Pente`, `Keryo-Pente`, `G-Pente`, `Poof-Pente`, `Boat-Pente`, `O-Pente`, `Gomoku`, with their `Speed` and
 /// `Turn-based` forms), our own names (`free-pente`, `free-keryo`,
 /// `gomoku-exact`, `keryo`), with spaces, hyphens or underscores. `None` for
-/// other games (D-Pente, O-Pente, Connect6, ...). A `[Rated
+/// other games (D-Pente, Swap2, Connect6, ...). A `[Rated
 /// "N"]` header makes Pente and Keryo-Pente free; the reader applies it.
 ///
 /// Note: pente.org's own Gomoku counts only exactly five (its server sets
@@ -78,6 +79,7 @@ pub fn variant_from_game_name(name: &str) -> Option<Variant> {
         "g-pente" => Some(Variant::GPente),
         "poof-pente" => Some(Variant::PoofPente),
         "boat-pente" => Some(Variant::BoatPente),
+        "o-pente" => Some(Variant::OPente),
         "gomoku" => Some(Variant::Gomoku),
         "gomoku-exact" => Some(Variant::GomokuExact),
         _ => None,
@@ -372,7 +374,8 @@ mod tests {
         assert_eq!(variant_from_game_name("Turn-based G-Pente"), Some(Variant::GPente));
         assert_eq!(variant_from_game_name("Speed Poof-Pente"), Some(Variant::PoofPente));
         assert_eq!(variant_from_game_name("Boat-Pente"), Some(Variant::BoatPente));
-        for other in ["D-Pente", "O-Pente", "Connect6", "Renju", ""] {
+        assert_eq!(variant_from_game_name("Speed O-Pente"), Some(Variant::OPente));
+        for other in ["D-Pente", "Swap2-Pente", "Connect6", "Renju", ""] {
             assert_eq!(variant_from_game_name(other), None, "{other}");
         }
     }

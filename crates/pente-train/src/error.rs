@@ -23,4 +23,7 @@ pub enum TrainError {
     /// A self-play stage failed.
     #[error(transparent)]
     SelfPlay(#[from] pente_selfplay::SelfPlayError),
+    /// The store of a distributed run failed.
+    #[error(transparent)]
+    Store(#[from] pente_store::StoreError),
 }

@@ -13,7 +13,7 @@ use pente_external::TextPenteConfig;
 use pente_nn::NetConfig;
 use pente_nn::store::ModelInfo;
 use pente_ort::Backend;
-use pente_selfplay::{ModelSource, Progress, SelfPlayConfig, SelfPlayError};
+use pente_selfplay::{ModelSource, Progress, SelfPlayConfig};
 use pente_store::{Chunk, Store};
 use serde::{Deserialize, Serialize};
 
@@ -442,7 +442,7 @@ impl StoreLoop<'_> {
         report: &mut dyn FnMut(LoopEvent<'_>),
     ) -> Result<Vec<Chunk>, TrainError> {
         loop {
-            let chunks = self.store.chunks().map_err(pente_selfplay::SelfPlayError::from)?;
+            let chunks = self.store.chunks()?;
             let have = chunks.iter().map(|c| c.games).sum::<u64>();
             report(LoopEvent::StoreGames { have, want });
             if have >= want {
@@ -472,17 +472,14 @@ impl StoreLoop<'_> {
             first -= 1;
             kept += chunks[first].samples;
         }
-        chunks[first..]
-            .iter()
-            .map(|c| self.store.chunk_dir(c).map_err(|e| TrainError::from(pente_selfplay::SelfPlayError::from(e))))
-            .collect()
+        chunks[first..].iter().map(|c| Ok(self.store.chunk_dir(c)?)).collect()
     }
 
     /// Copies the run's records (Elo table, state, stage times) to the store.
     fn put_records(&self, dir: &Path) -> Result<(), TrainError> {
         for file in ["elo.csv", "loop.json", "timings.csv"] {
             if let Ok(bytes) = std::fs::read(dir.join(file)) {
-                self.store.put_file(file, bytes).map_err(pente_selfplay::SelfPlayError::from)?;
+                self.store.put_file(file, bytes)?;
             }
         }
         Ok(())
@@ -658,7 +655,7 @@ pub fn run_loop(
             };
             pente_nn::store::save_info(&info, &promoted).map_err(|e| TrainError::Model(e.to_string()))?;
             if let Some(link) = store {
-                link.store.publish_model(&id, &promoted, &pente_nn::store::MODEL_FILES).map_err(SelfPlayError::from)?;
+                link.store.publish_model(&id, &promoted, &pente_nn::store::MODEL_FILES)?;
             }
             state.table.push(EloEntry {
                 iteration: k,
@@ -744,13 +741,13 @@ fn store_config(config: &LoopConfig, store: &Store) -> Result<LoopConfig, TrainE
             "bootstrap: a run on a store plays with its networks only (the workers play the current model)".into(),
         ));
     }
-    let current = store.current_model().map_err(SelfPlayError::from)?;
+    let current = store.current_model()?;
     let mut config = config.clone();
-    config.start = Some(store.fetch_model(&current).map_err(SelfPlayError::from)?);
+    config.start = Some(store.fetch_model(&current)?);
     config.net = None;
     let mut selfplay = config.selfplay.clone();
     selfplay.model = "the store's current model".into();
-    store.set_selfplay(&selfplay.to_toml()).map_err(SelfPlayError::from)?;
+    store.set_selfplay(&selfplay.to_toml())?;
     Ok(config)
 }
 
