@@ -143,7 +143,7 @@ struct PositionArgs {
     /// Moves from the empty board, White first: "K10 L9 K7".
     #[arg(long, allow_hyphen_values = true, default_value = "")]
     moves: String,
-    /// Rule variant: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, gomoku, gomoku-exact.
+    /// Rule variant: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, free-poof-pente, free-boat-pente, free-o-pente, gomoku, gomoku-exact.
     #[arg(long, default_value = "pente")]
     variant: Variant,
     /// Board side, odd, 7 to 19.

@@ -29,7 +29,7 @@ pub struct PlayArgs {
     /// Your colour; White moves first.
     #[arg(long, value_enum, default_value = "white")]
     color: Side,
-    /// Rule variant: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, gomoku, gomoku-exact.
+    /// Rule variant: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, free-poof-pente, free-boat-pente, free-o-pente, gomoku, gomoku-exact.
     #[arg(long, default_value = "pente")]
     variant: Variant,
     /// Board side, odd, 7 to 19.

@@ -11,7 +11,7 @@ use serde::Serialize;
 /// Arguments of `pente replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// Rule variant: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, gomoku, gomoku-exact.
+    /// Rule variant: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, free-poof-pente, free-boat-pente, free-o-pente, gomoku, gomoku-exact.
     #[arg(long, default_value = "pente")]
     variant: Variant,
     /// Board side, odd, 7 to 19.

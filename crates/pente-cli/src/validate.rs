@@ -25,7 +25,7 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "STORE")]
     pub store: Option<String>,
     /// Variant of the games in move-list files (PGN files name their own):
-    /// pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, gomoku, gomoku-exact.
+    /// pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, free-poof-pente, free-boat-pente, free-o-pente, gomoku, gomoku-exact.
     #[arg(long, default_value = "pente")]
     pub variant: Variant,
     /// Board size of the games in move-list files: odd, 7 to 19.

@@ -416,7 +416,7 @@ impl Position {
             && self.five_survives(cell(last), theirs)
         {
             Some(Outcome { winner: Some(me.opponent()), reason: EndReason::Five })
-        } else if self.board[c] == mine && self.makes_line(c, mine) && !self.five_capturable(c, mine, theirs) {
+        } else if self.board[c] == mine && self.safe_five(c, mine, theirs) {
             Some(Outcome { winner: Some(me), reason: EndReason::Five })
         } else if self.rules.poofs() {
             self.poof_outcome(false)
@@ -456,19 +456,20 @@ impl Position {
         })
     }
 
-    /// Whether the opponent could capture a run holding a stone of a line of
-    /// five or more through `c`: for a line stone `s` and a direction `e`, a
-    /// pair `s, s + e` (flanks `s - e`, `s + 2e`), or where triples are
-    /// captured a triple `s, s + e, s + 2e` (flanks `s - e`, `s + 3e`) or
-    /// `s - e, s, s + e` (flanks `s - 2e`, `s + 2e`), all `mine`, with one
-    /// flank `theirs` and the other empty.
-    fn five_capturable(&self, c: usize, mine: u8, theirs: u8) -> bool {
+    /// Whether a line of five or more through `c` has no stone the
+    /// opponent could capture into (of two fives, one safe one wins): for
+    /// a line stone `s` and a direction `e`, a pair `s, s + e` (flanks
+    /// `s - e`, `s + 2e`), or where triples are captured a triple
+    /// `s, s + e, s + 2e` (flanks `s - e`, `s + 3e`) or `s - e, s, s + e`
+    /// (flanks `s - 2e`, `s + 2e`), all `mine`, with one flank `theirs` and
+    /// the other empty.
+    fn safe_five(&self, c: usize, mine: u8, theirs: u8) -> bool {
         let triples = self.rules.captures_run_of(3);
         let open = |a: u8, b: u8| (a == theirs && b == EMPTY) || (a == EMPTY && b == theirs);
         LINES.iter().any(|&d| {
             let (ahead, behind) = (self.run(c, d, mine), self.run(c, -d, mine));
             ahead + behind + 1 >= 5
-                && (-behind..=ahead).any(|k| {
+                && !(-behind..=ahead).any(|k| {
                     let s = step(c, d, k);
                     DIRECTIONS.iter().any(|&e| {
                         let at = |n: isize| self.board[step(s, e, n)];

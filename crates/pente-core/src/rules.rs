@@ -41,12 +41,18 @@ pub enum Variant {
     /// of triples, the placed stone at an end or in the middle) and
     /// Boat-Pente's fives that must survive a capture (of a pair or a triple).
     OPente,
+    /// Poof-Pente without the move-3 restriction: pente.org's unrated Poof-Pente.
+    FreePoofPente,
+    /// Boat-Pente without the move-3 restriction: pente.org's unrated Boat-Pente.
+    FreeBoatPente,
+    /// O-Pente without the move-3 restriction: pente.org's unrated O-Pente.
+    FreeOPente,
 }
 
 impl Variant {
     /// Every variant. Training samples store a variant as its index here,
     /// so new ones go at the end.
-    pub const ALL: [Variant; 10] = [
+    pub const ALL: [Variant; 13] = [
         Variant::Pente,
         Variant::FreePente,
         Variant::Keryo,
@@ -57,17 +63,23 @@ impl Variant {
         Variant::PoofPente,
         Variant::BoatPente,
         Variant::OPente,
+        Variant::FreePoofPente,
+        Variant::FreeBoatPente,
+        Variant::FreeOPente,
     ];
 
     /// The variant of an unrated pente.org game of this one: the move-3
     /// restriction lifted (`free-pente` for `pente`, `free-keryo` for
-    /// `keryo`); itself where there is none, and for `g-pente`, which
-    /// always has it.
+    /// `keryo`, `free-poof-pente` for `poof-pente`, ...); itself where there
+    /// is none, and for `g-pente`, which always has it.
     #[must_use]
     pub const fn free(self) -> Variant {
         match self {
             Variant::Pente => Variant::FreePente,
             Variant::Keryo => Variant::FreeKeryo,
+            Variant::PoofPente => Variant::FreePoofPente,
+            Variant::BoatPente => Variant::FreeBoatPente,
+            Variant::OPente => Variant::FreeOPente,
             other => other,
         }
     }
@@ -86,6 +98,9 @@ impl Variant {
             Variant::PoofPente => "poof-pente",
             Variant::BoatPente => "boat-pente",
             Variant::OPente => "o-pente",
+            Variant::FreePoofPente => "free-poof-pente",
+            Variant::FreeBoatPente => "free-boat-pente",
+            Variant::FreeOPente => "free-o-pente",
         }
     }
 }
@@ -101,7 +116,7 @@ impl fmt::Display for Variant {
 pub enum RulesError {
     /// Not one of [`Variant::ALL`].
     #[error(
-        "unknown variant `{0}` (expected one of: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, gomoku, gomoku-exact)"
+        "unknown variant `{0}` (expected one of: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, free-poof-pente, free-boat-pente, free-o-pente, gomoku, gomoku-exact)"
     )]
     UnknownVariant(String),
     /// Boards are odd-sized, 7 to 19.
@@ -184,15 +199,19 @@ impl Rules {
             Variant::Pente => (tournament, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::GPente => (g_pente, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::PoofPente | Variant::BoatPente => (tournament, 1 << 2, Some(10), LineWin::FiveOrMore),
+            Variant::FreePoofPente | Variant::FreeBoatPente => (Opening::Centre, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::FreePente => (Opening::Centre, 1 << 2, Some(10), LineWin::FiveOrMore),
             Variant::Keryo => (tournament, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::FreeKeryo => (Opening::Centre, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::OPente => (tournament, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
+            Variant::FreeOPente => (Opening::Centre, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::Gomoku => (Opening::Free, 0, None, LineWin::FiveOrMore),
             Variant::GomokuExact => (Opening::Free, 0, None, LineWin::ExactlyFive),
         };
-        let poof = matches!(variant, Variant::PoofPente | Variant::OPente);
-        let boat = matches!(variant, Variant::BoatPente | Variant::OPente);
+        let poof =
+            matches!(variant, Variant::PoofPente | Variant::OPente | Variant::FreePoofPente | Variant::FreeOPente);
+        let boat =
+            matches!(variant, Variant::BoatPente | Variant::OPente | Variant::FreeBoatPente | Variant::FreeOPente);
         Ok(Rules { variant, size, opening, capture_lengths, capture_win, line_win, poof, boat })
     }
 

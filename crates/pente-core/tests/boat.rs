@@ -67,3 +67,14 @@ fn boat_pente_keeps_the_tournament_rule() {
     assert_eq!("boat-pente".parse::<Variant>(), Ok(Variant::BoatPente));
     assert!(boat(19).boat() && !Rules::pente().boat());
 }
+
+#[test]
+fn of_two_fives_made_at_once_the_safe_one_wins() {
+    // Free Boat-Pente on 9x9 (a random game the differential test found):
+    // C1 makes A1-F1, which Black cannot capture into, and the diagonal
+    // C1-G5, which he can (D4 takes E3 and F2 against G1): the safe five
+    // wins at once.
+    let moves = "E5 D5 E4 G5 F4 F5 E3 G4 G3 F3 F2 C3 C4 E2 F1 H3 H5 H2 G5 A8 G2 C9 H4 D8 C8 B7 F6 D9 F9 E6 D7 G8 D6 G6 J8 E9 H9 G1 D1 J1 E1 F7 J3 E7 A2 F5 A1 J4 J2 A3 B3 B2 B1 G3 D2 B9 A4 G2 C1";
+    let rules = Rules::new(Variant::FreeBoatPente, 9).unwrap();
+    assert_eq!(replay(rules, moves).outcome(), white(EndReason::Five));
+}

@@ -78,9 +78,14 @@ struct NaiveRules {
 impl NaiveRules {
     fn new(name: &str, size: i32) -> NaiveRules {
         let mut move_three_axis_bar = Vec::new();
-        let poof = name == "poof-pente" || name == "o-pente";
-        let boat = name == "boat-pente" || name == "o-pente";
-        let (first_move_on_centre, move_three_distance, capture_runs, capture_win, exactly_five) = match name {
+        // The unrated presets differ only in lifting the move-3 rule.
+        let (free, base) = match name.strip_prefix("free-") {
+            Some(base @ ("poof-pente" | "boat-pente" | "o-pente")) => (true, base),
+            _ => (false, name),
+        };
+        let poof = base == "poof-pente" || base == "o-pente";
+        let boat = base == "boat-pente" || base == "o-pente";
+        let (first_move_on_centre, mut move_three_distance, capture_runs, capture_win, exactly_five) = match base {
             "pente" => (true, Some(3), vec![2], Some(10), false),
             "free-pente" => (true, None, vec![2], Some(10), false),
             "keryo" => (true, Some(3), vec![2, 3], Some(15), false),
@@ -95,6 +100,9 @@ impl NaiveRules {
             "gomoku-exact" => (false, None, vec![], None, true),
             other => panic!("no naive rules for {other}"),
         };
+        if free {
+            move_three_distance = None;
+        }
         NaiveRules {
             size,
             first_move_on_centre,
@@ -648,6 +656,15 @@ fn o_pente_agrees_with_the_naive_rules() {
     assert!(tally.capture_moves > 500 && tally.triples > 20 && tally.poofs > 100, "{tally:?}");
     assert!(tally.waiting_fives > 50, "capturable fives must occur: {tally:?}");
     assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{tally:?}");
+}
+
+#[test]
+fn the_unrated_poof_boat_and_o_pente_agree_with_the_naive_rules() {
+    for variant in [Variant::FreePoofPente, Variant::FreeBoatPente, Variant::FreeOPente] {
+        let tally = run_variant(variant);
+        assert!(tally.capture_moves > 500, "{variant}: {tally:?}");
+        assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{variant}: {tally:?}");
+    }
 }
 
 #[test]

@@ -27,19 +27,23 @@ pub const fn game_name(variant: Variant) -> &'static str {
         Variant::Pente | Variant::FreePente => "Pente",
         Variant::Keryo | Variant::FreeKeryo => "Keryo-Pente",
         Variant::GPente => "G-Pente",
-        Variant::PoofPente => "Poof-Pente",
-        Variant::BoatPente => "Boat-Pente",
-        Variant::OPente => "O-Pente",
+        Variant::PoofPente | Variant::FreePoofPente => "Poof-Pente",
+        Variant::BoatPente | Variant::FreeBoatPente => "Boat-Pente",
+        Variant::OPente | Variant::FreeOPente => "O-Pente",
         Variant::Gomoku => "Gomoku",
         Variant::GomokuExact => "Gomoku-Exact",
     }
 }
 
 /// Whether pente.org writes the variant's games with `[Rated "N"]`: an
-/// unrated Pente or Keryo-Pente game was played without the tournament rule.
+/// unrated Pente, Keryo-Pente, Poof-Pente, Boat-Pente or O-Pente game was
+/// played without the tournament rule.
 #[must_use]
 pub const fn unrated(variant: Variant) -> bool {
-    matches!(variant, Variant::FreePente | Variant::FreeKeryo)
+    matches!(
+        variant,
+        Variant::FreePente | Variant::FreeKeryo | Variant::FreePoofPente | Variant::FreeBoatPente | Variant::FreeOPente
+    )
 }
 
 /// The variant of a game's headers: its `Game` header (plain Pente without
@@ -80,6 +84,9 @@ pub fn variant_from_game_name(name: &str) -> Option<Variant> {
         "poof-pente" => Some(Variant::PoofPente),
         "boat-pente" => Some(Variant::BoatPente),
         "o-pente" => Some(Variant::OPente),
+        "free-poof-pente" => Some(Variant::FreePoofPente),
+        "free-boat-pente" => Some(Variant::FreeBoatPente),
+        "free-o-pente" => Some(Variant::FreeOPente),
         "gomoku" => Some(Variant::Gomoku),
         "gomoku-exact" => Some(Variant::GomokuExact),
         _ => None,
@@ -375,6 +382,11 @@ mod tests {
         assert_eq!(variant_from_game_name("Speed Poof-Pente"), Some(Variant::PoofPente));
         assert_eq!(variant_from_game_name("Boat-Pente"), Some(Variant::BoatPente));
         assert_eq!(variant_from_game_name("Speed O-Pente"), Some(Variant::OPente));
+        for name in ["Poof-Pente", "Boat-Pente", "O-Pente"] {
+            let unrated = headers_variant(&[header("Game", name), header("Rated", "N")]).unwrap();
+            assert_eq!(game_name(unrated), name);
+            assert!(self::unrated(unrated) && unrated.name().starts_with("free-"), "{unrated}");
+        }
         for other in ["D-Pente", "Swap2-Pente", "Connect6", "Renju", ""] {
             assert_eq!(variant_from_game_name(other), None, "{other}");
         }
