@@ -1,5 +1,6 @@
 //! The engine thread: every search of the server runs here, in slices of a
-//! few hundred visits taken in turn, so that several browser tabs share
+//! few hundred visits (a game's graph: a few positions) taken in turn, so
+//! that several browser tabs share
 //! the cores fairly, a live analysis streams a result after each slice,
 //! and a search whose client has gone away stops at its next turn.
 //!
@@ -31,6 +32,9 @@ pub trait EvaluatorSource: Send {
 /// Visits a search runs before the next search's turn (and before a live
 /// analysis sends its next result).
 pub const SLICE_VISITS: u32 = 100;
+
+/// Positions of a game's graph searched (together, batched) in one turn.
+const GRAPH_SLICE: usize = 8;
 
 /// One search's progress: a result after each slice (`done` false), then
 /// the final one.
@@ -130,10 +134,27 @@ struct Running {
     spent: Duration,
 }
 
+/// A game's graph between its slices.
+struct RunningGraph {
+    positions: Vec<Position>,
+    /// The positions still to search (games not over), next first.
+    open: VecDeque<usize>,
+    white_winrate: Vec<f32>,
+    params: SearchParams,
+    model: Option<PathBuf>,
+    reply: Sender<Result<Graph, String>>,
+}
+
+/// What takes turns on the engine thread.
+enum Work {
+    Search(Running),
+    Graph(RunningGraph),
+}
+
 struct EngineThread {
     source: Box<dyn EvaluatorSource>,
     evaluators: HashMap<Option<PathBuf>, (Box<dyn Evaluator>, String)>,
-    running: VecDeque<Running>,
+    running: VecDeque<Work>,
     /// Searches not finished nor cancelled, for [`Engine::running`]:
     /// counted down before a final result is sent.
     count: Arc<AtomicUsize>,
@@ -151,8 +172,10 @@ impl EngineThread {
             while let Ok(job) = queue.try_recv() {
                 self.take(job);
             }
-            if let Some(running) = self.running.pop_front() {
-                self.slice(running);
+            match self.running.pop_front() {
+                Some(Work::Search(running)) => self.slice(running),
+                Some(Work::Graph(graph)) => self.graph_slice(graph),
+                None => {}
             }
         }
     }
@@ -179,11 +202,40 @@ impl EngineThread {
                 let search = Search::new(game.position().clone(), params.clone(), seed);
                 self.count.fetch_add(1, Ordering::Relaxed);
                 let spent = Duration::ZERO;
-                self.running.push_back(Running { id, search, params, model, policy, stream, reply, spent });
+                self.running.push_back(Work::Search(Running {
+                    id,
+                    search,
+                    params,
+                    model,
+                    policy,
+                    stream,
+                    reply,
+                    spent,
+                }));
             }
             Job::Graph { positions, visits, model, reply } => {
-                let graph = self.graph(&positions, visits, model.as_ref());
-                let _ = reply.try_send(graph);
+                if let Err(error) = self.evaluator(model.as_ref()) {
+                    let _ = reply.try_send(Err(error));
+                    return;
+                }
+                let white_winrate = positions
+                    .iter()
+                    .map(|p| match p.outcome().map(|o| o.winner) {
+                        Some(Some(Color::White)) => 1.0,
+                        Some(Some(Color::Black)) => 0.0,
+                        _ => 0.5,
+                    })
+                    .collect();
+                let open = (0..positions.len()).filter(|&i| positions[i].outcome().is_none()).collect();
+                let params = SearchParams { visits: visits.max(1), ..SearchParams::default() };
+                self.running.push_back(Work::Graph(RunningGraph {
+                    positions,
+                    open,
+                    white_winrate,
+                    params,
+                    model,
+                    reply,
+                }));
             }
         }
     }
@@ -230,28 +282,33 @@ impl EngineThread {
             self.count.fetch_sub(1, Ordering::Relaxed);
             return;
         }
-        self.running.push_back(running);
+        self.running.push_back(Work::Search(running));
     }
 
-    fn graph(&mut self, positions: &[Position], visits: u32, model: Option<&PathBuf>) -> Result<Graph, String> {
-        let (evaluator, description) = self.evaluator(model)?;
-        let params = SearchParams { visits: visits.max(1), ..SearchParams::default() };
-        let open: Vec<usize> = (0..positions.len()).filter(|&i| positions[i].outcome().is_none()).collect();
-        let mut searches: Vec<Search> =
-            open.iter().map(|&i| Search::new(positions[i].clone(), params.clone(), i as u64)).collect();
-        search_many(&mut searches, evaluator.as_ref());
-        let mut white_winrate: Vec<f32> = positions
-            .iter()
-            .map(|p| match p.outcome().map(|o| o.winner) {
-                Some(Some(Color::White)) => 1.0,
-                Some(Some(Color::Black)) => 0.0,
-                _ => 0.5,
-            })
-            .collect();
-        for (&i, search) in open.iter().zip(&searches) {
-            let mover = winrate(search.result().value);
-            white_winrate[i] = if positions[i].to_move() == Color::White { mover } else { 1.0 - mover };
+    /// Searches the next few positions of a graph (batched), then sends the
+    /// graph if it is complete or queues it again; a graph whose client has
+    /// gone is dropped.
+    fn graph_slice(&mut self, mut graph: RunningGraph) {
+        if graph.reply.is_closed() {
+            return;
         }
-        Ok(Graph { white_winrate, visits: params.visits, evaluator: description.clone() })
+        let Ok((evaluator, description)) = self.evaluator(graph.model.as_ref()) else {
+            unreachable!("a graph starts only once its evaluator is loaded")
+        };
+        let batch: Vec<usize> = (0..GRAPH_SLICE).map_while(|_| graph.open.pop_front()).collect();
+        let mut searches: Vec<Search> =
+            batch.iter().map(|&i| Search::new(graph.positions[i].clone(), graph.params.clone(), i as u64)).collect();
+        search_many(&mut searches, evaluator.as_ref());
+        for (&i, search) in batch.iter().zip(&searches) {
+            let mover = winrate(search.result().value);
+            graph.white_winrate[i] = if graph.positions[i].to_move() == Color::White { mover } else { 1.0 - mover };
+        }
+        if graph.open.is_empty() {
+            let evaluator = description.clone();
+            let done = Graph { white_winrate: graph.white_winrate, visits: graph.params.visits, evaluator };
+            let _ = graph.reply.try_send(Ok(done));
+        } else {
+            self.running.push_back(Work::Graph(graph));
+        }
     }
 }
