@@ -147,7 +147,8 @@ struct RunningGraph {
 
 /// What takes turns on the engine thread.
 enum Work {
-    Search(Running),
+    // Boxed: a search holds its root position and parameters inline.
+    Search(Box<Running>),
     Graph(RunningGraph),
 }
 
@@ -173,7 +174,7 @@ impl EngineThread {
                 self.take(job);
             }
             match self.running.pop_front() {
-                Some(Work::Search(running)) => self.slice(running),
+                Some(Work::Search(running)) => self.slice(*running),
                 Some(Work::Graph(graph)) => self.graph_slice(graph),
                 None => {}
             }
@@ -282,7 +283,7 @@ impl EngineThread {
             self.count.fetch_sub(1, Ordering::Relaxed);
             return;
         }
-        self.running.push_back(Work::Search(running));
+        self.running.push_back(Work::Search(Box::new(running)));
     }
 
     /// Searches the next few positions of a graph (batched), then sends the
