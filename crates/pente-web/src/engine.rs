@@ -203,16 +203,8 @@ impl EngineThread {
                 let search = Search::new(game.position().clone(), params.clone(), seed);
                 self.count.fetch_add(1, Ordering::Relaxed);
                 let spent = Duration::ZERO;
-                self.running.push_back(Work::Search(Running {
-                    id,
-                    search,
-                    params,
-                    model,
-                    policy,
-                    stream,
-                    reply,
-                    spent,
-                }));
+                let running = Running { id, search, params, model, policy, stream, reply, spent };
+                self.running.push_back(Work::Search(Box::new(running)));
             }
             Job::Graph { positions, visits, model, reply } => {
                 if let Err(error) = self.evaluator(model.as_ref()) {
