@@ -147,9 +147,9 @@ struct RunningGraph {
 
 /// What takes turns on the engine thread.
 enum Work {
-    // Boxed: a search holds its root position and parameters inline.
+    // Boxed: both hold positions and search parameters inline.
     Search(Box<Running>),
-    Graph(RunningGraph),
+    Graph(Box<RunningGraph>),
 }
 
 struct EngineThread {
@@ -175,7 +175,7 @@ impl EngineThread {
             }
             match self.running.pop_front() {
                 Some(Work::Search(running)) => self.slice(*running),
-                Some(Work::Graph(graph)) => self.graph_slice(graph),
+                Some(Work::Graph(graph)) => self.graph_slice(*graph),
                 None => {}
             }
         }
@@ -301,7 +301,7 @@ impl EngineThread {
             let done = Graph { white_winrate: graph.white_winrate, visits: graph.params.visits, evaluator };
             let _ = graph.reply.try_send(Ok(done));
         } else {
-            self.running.push_back(Work::Graph(graph));
+            self.running.push_back(Work::Graph(Box::new(graph)));
         }
     }
 }
