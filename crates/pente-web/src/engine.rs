@@ -221,14 +221,8 @@ impl EngineThread {
                     .collect();
                 let open = (0..positions.len()).filter(|&i| positions[i].outcome().is_none()).collect();
                 let params = SearchParams { visits: visits.max(1), ..SearchParams::default() };
-                self.running.push_back(Work::Graph(RunningGraph {
-                    positions,
-                    open,
-                    white_winrate,
-                    params,
-                    model,
-                    reply,
-                }));
+                let graph = RunningGraph { positions, open, white_winrate, params, model, reply };
+                self.running.push_back(Work::Graph(Box::new(graph)));
             }
         }
     }
