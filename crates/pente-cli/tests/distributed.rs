@@ -157,6 +157,17 @@ fn workers_share_a_directory_store_and_the_trainer_sees_every_game() {
     // Workers started without --config now play the trainer's settings.
     let settings = std::fs::read_to_string(store.join("selfplay.toml")).unwrap();
     assert!(settings.contains("size = 7"), "{settings}");
+
+    // A new trainer (its local run lost) waits for games newer than those
+    // the last one trained on; with --selfplay it plays them itself.
+    let text = std::fs::read_to_string(&loop_config).unwrap().replace(&runs, &format!("{runs}-2"));
+    std::fs::write(&loop_config, text).unwrap();
+    let out =
+        env.pente(&["loop", "--config", loop_config.to_str().unwrap(), "--store", &env.store, "--selfplay", "-q"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(&format!("{} games in the store", 4 * GAMES)), "{stdout}");
+    let status = String::from_utf8(env.pente(&["store", "status", "--store", &env.store]).stdout).unwrap();
+    assert!(status.lines().any(|l| l.split_whitespace().take(3).eq(["ci-trainer", "1", "24"])), "{status}");
 }
 
 /// A free TCP port on this machine.

@@ -475,6 +475,14 @@ impl StoreLoop<'_> {
         chunks[first..].iter().map(|c| Ok(self.store.chunk_dir(c)?)).collect()
     }
 
+    /// The store's games the last trainer on it trained on (0 if none has).
+    fn games_trained_on(&self) -> Result<u64, TrainError> {
+        let Some(bytes) = self.store.get_file("loop.json")? else { return Ok(0) };
+        let state: LoopState = serde_json::from_slice(&bytes)
+            .map_err(|e| TrainError::Io(format!("{}: run/loop.json: {e}", self.store.spec())))?;
+        Ok(state.store_games)
+    }
+
     /// Copies the run's records (Elo table, state, stage times) to the store.
     fn put_records(&self, dir: &Path) -> Result<(), TrainError> {
         for file in ["elo.csv", "loop.json", "timings.csv"] {
@@ -531,7 +539,12 @@ pub fn run_loop(
         Ok(text) => {
             serde_json::from_str(&text).map_err(|e| TrainError::Io(format!("{}: {e}", state_path.display())))?
         }
-        Err(_) => LoopState::default(),
+        Err(_) => LoopState {
+            // A new trainer on a store waits for games newer than those the
+            // last one there trained on (its state is in the store's run/).
+            store_games: store.map_or(Ok(0), |link| link.games_trained_on())?,
+            ..LoopState::default()
+        },
     };
     let mut cpu = CpuMeter::start();
     let arena_spec = |path: &Path| PlayerSpec::model(path, config.arena.visits);
