@@ -78,7 +78,8 @@ test("a click plays a move and the engine answers on the board", async () => {
   // and a move into it is refused with the rules' reason.
   assert.ok((await page.locator(".restricted").count()) > 0, "the tournament rule's zone");
   await page.click('[data-point="K11"]');
-  assert.match(await page.textContent('[data-testid="message"]'), /K11/);
+  // The refusal comes back from the server: wait for it, not just the click.
+  await page.waitForFunction(() => /K11/.test(document.querySelector('[data-testid="message"]').textContent));
   assert.equal(await plies(page), "2");
   // Take back returns to White's first move.
   await page.click('[data-testid="take-back"]');
