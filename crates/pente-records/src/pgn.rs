@@ -37,13 +37,11 @@ pub const fn game_name(variant: Variant) -> &'static str {
 
 /// Whether pente.org writes the variant's games with `[Rated "N"]`: an
 /// unrated Pente, Keryo-Pente, Poof-Pente, Boat-Pente or O-Pente game was
-/// played without the tournament rule.
+/// played without the tournament rule, so the variant is another's
+/// [`Variant::free`] form.
 #[must_use]
-pub const fn unrated(variant: Variant) -> bool {
-    matches!(
-        variant,
-        Variant::FreePente | Variant::FreeKeryo | Variant::FreePoofPente | Variant::FreeBoatPente | Variant::FreeOPente
-    )
+pub fn unrated(variant: Variant) -> bool {
+    Variant::ALL.into_iter().any(|rated| rated != variant && rated.free() == variant)
 }
 
 /// The variant of a game's headers: its `Game` header (plain Pente without
