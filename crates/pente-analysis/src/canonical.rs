@@ -37,10 +37,11 @@ fn map_all(moves: &[Point], symmetry: Symmetry, size: u8) -> Vec<Point> {
     moves.iter().map(|&p| symmetry.apply(p, size)).collect()
 }
 
-/// Whether every point lies on a `size` board, so that symmetries apply.
+/// Whether every point lies on a `size` board (or is a colour choice,
+/// which every symmetry leaves alone), so that symmetries apply.
 #[must_use]
 pub fn on_board(points: &[Point], size: u8) -> bool {
-    points.iter().all(|p| p.x() < size && p.y() < size)
+    points.iter().all(|p| p.is_choice() || (p.x() < size && p.y() < size))
 }
 
 /// The image of `moves` under the 8 symmetries of a `size` board that sorts

@@ -337,10 +337,13 @@ impl Stats {
     }
 
     fn explorer(&self, moves: &[Point], options: &ReportOptions) -> Explorer {
-        let to_move = if moves.len().is_multiple_of(2) { Color::White } else { Color::Black };
         let key = format_move_list(moves, false);
         let mut rules: Vec<&Rules> = self.reached.keys().collect();
         rules.sort_by_key(|r| rules_order(r));
+        // The colour of the next stone: Connect6 pairs its stones, and a
+        // colour choice is a move but no stone.
+        let stones = moves.iter().filter(|p| !p.is_choice()).count() as u32;
+        let to_move = rules.first().map_or_else(Rules::default, |r| **r).colour_of_stone(stones);
         let positions = rules
             .iter()
             .map(|r| {

@@ -112,7 +112,7 @@ fn pgn_resignations_forfeits_and_open_games() {
 fn large_pgn_files_read_in_chunks_as_a_whole() {
     let game = fs::read_to_string(data("games.pgn")).unwrap();
     let broken = "[Game \"Pente\"]\n[Result \"1-0\"]\n\n1. K10 K10 1-0\n\n";
-    let unknown = "[Game \"Connect6\"]\n[Result \"1-0\"]\n\n1. K10 L9 1-0\n\n";
+    let unknown = "[Game \"Renju\"]\n[Result \"1-0\"]\n\n1. K10 L9 1-0\n\n";
     let mut text = String::new();
     let mut copies = 0;
     while text.len() < 3 << 20 {

@@ -29,7 +29,7 @@ pub struct ArenaArgs {
     #[arg(long, default_value_t = 20)]
     games: u32,
     /// Rule variant.
-    #[arg(long, default_value = "pente")]
+    #[arg(value_parser = crate::variant_parser(), ignore_case = true, long, default_value = "pente")]
     variant: Variant,
     /// Board side.
     #[arg(long, default_value_t = 19)]

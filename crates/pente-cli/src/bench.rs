@@ -212,7 +212,7 @@ pub struct TacticsBenchArgs {
 #[derive(Debug, Args)]
 pub struct RulesBenchArgs {
     /// Variants to measure (repeat the flag for several); all by default.
-    #[arg(long)]
+    #[arg(value_parser = crate::variant_parser(), ignore_case = true, long)]
     variant: Vec<Variant>,
     /// Board side, odd, 7 to 19.
     #[arg(long, default_value_t = 19)]
@@ -406,6 +406,11 @@ fn tactical_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> {
         let mut position = Position::new(rules);
         let plies = 8 + positions.len() % 40;
         for _ in 0..plies {
+            if position.choice_pending().is_some() {
+                let choice = position.random_legal_move(&mut rng).expect("a choice is open");
+                position.play_unchecked(choice);
+                continue;
+            }
             let policy = &heuristic.evaluate(&[&position])[0].policy;
             let moves: Vec<Point> = position.legal_moves().collect();
             let weights: Vec<f32> = moves.iter().map(|p| policy[p.dense_index(rules.size())]).collect();

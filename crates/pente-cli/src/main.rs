@@ -132,6 +132,14 @@ fn usage_error(message: &dyn std::fmt::Display) -> anyhow::Error {
     UsageError(message.to_string()).into()
 }
 
+/// Parses `--variant`; `--help` and the error for an unknown name list
+/// every variant.
+fn variant_parser() -> impl clap::builder::TypedValueParser<Value = Variant> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Variant::ALL.map(Variant::name))
+        .map(|name| name.parse::<Variant>().expect("the names listed are variants"))
+}
+
 /// The rules of `variant` on a `size` board.
 fn rules(variant: Variant, size: u8) -> anyhow::Result<Rules> {
     Rules::new(variant, size).map_err(|e| usage_error(&e))
@@ -143,8 +151,8 @@ struct PositionArgs {
     /// Moves from the empty board, White first: "K10 L9 K7".
     #[arg(long, allow_hyphen_values = true, default_value = "")]
     moves: String,
-    /// Rule variant: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, free-poof-pente, free-boat-pente, free-o-pente, gomoku, gomoku-exact.
-    #[arg(long, default_value = "pente")]
+    /// Rule variant (the README's variant table says what each is).
+    #[arg(value_parser = crate::variant_parser(), ignore_case = true, long, default_value = "pente")]
     variant: Variant,
     /// Board side, odd, 7 to 19.
     #[arg(long, default_value_t = 19)]

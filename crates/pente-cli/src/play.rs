@@ -5,13 +5,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use pente_core::{Color, Game, Point, Position, Variant, column_letter};
+use pente_core::{Color, Game, Point, Position, Seat, Variant, column_letter};
 use pente_search::{Search, SearchParams};
 
 use crate::analyze::winrate;
 use crate::player::{BackendArgs, LazyBackend, StrengthArgs, load_evaluator};
 
-/// The colour the human plays.
+/// The colour the human plays: in D-Pente and Swap2, the seat (`white`:
+/// the first player, who places the opening stones).
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Side {
     White,
@@ -26,11 +27,13 @@ pub struct PlayArgs {
     model: Option<PathBuf>,
     #[command(flatten)]
     strength: StrengthArgs,
-    /// Your colour; White moves first.
+    /// Your colour; White moves first. In d-pente, dk-pente and swap2-*
+    /// the colours are chosen during the game: `white` makes you the first
+    /// player, who places the opening stones, `black` the one who chooses.
     #[arg(long, value_enum, default_value = "white")]
     color: Side,
-    /// Rule variant: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, free-poof-pente, free-boat-pente, free-o-pente, gomoku, gomoku-exact.
-    #[arg(long, default_value = "pente")]
+    /// Rule variant (the README's variant table says what each is).
+    #[arg(value_parser = crate::variant_parser(), ignore_case = true, long, default_value = "pente")]
     variant: Variant,
     /// Board side, odd, 7 to 19.
     #[arg(long, default_value_t = 19)]
@@ -59,13 +62,26 @@ pub fn draw(position: &Position) -> String {
     }
     out.push_str(&format!("    {letters}\n"));
     out.push_str(&format!(
-        "captured: white {}  black {}   move {}, {} to play\n",
+        "captured: white {}  black {}   move {}, {}\n",
         position.captured(Color::White),
         position.captured(Color::Black),
         position.ply() + 1,
-        position.to_move()
+        whose_turn(position)
     ));
     out
+}
+
+/// `white to play`; in D-Pente and Swap2 also who places the stone, or who
+/// must choose and between what.
+fn whose_turn(position: &Position) -> String {
+    if let Some(chooser) = position.choice_pending() {
+        let choices: Vec<String> = position.choices().iter().map(Point::to_string).collect();
+        return format!("{chooser} to choose: {}", choices.join(", "));
+    }
+    if position.rules().colour_choice().is_none() {
+        return format!("{} to play", position.to_move());
+    }
+    format!("{} to play {}", position.actor(), position.to_move())
 }
 
 /// Runs `pente play` until the game ends or the human quits.
@@ -73,8 +89,16 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
     let rules = crate::rules(args.variant, args.size)?;
     let loaded = load_evaluator(args.model.as_deref(), &mut LazyBackend::new(&args.backend))?;
     let human = match args.color {
-        Side::White => Color::White,
-        Side::Black => Color::Black,
+        Side::White => Seat::First,
+        Side::Black => Seat::Second,
+    };
+    let you_play = match (rules.colour_choice(), human) {
+        (None, Seat::First) => "white".to_string(),
+        (None, Seat::Second) => "black".to_string(),
+        (Some(_), seat) => format!(
+            "{seat} ({} player; colours are chosen in the game)",
+            if seat == Seat::First { "first" } else { "second" }
+        ),
     };
     let (params, strength) = match args.strength.params() {
         Ok(chosen) => chosen,
@@ -86,15 +110,15 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
     let mut search = Search::new(game.position().clone(), params.clone(), seed);
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
-    writeln!(out, "engine: {} at {strength}; you play {human}", loaded.description)?;
-    writeln!(out, "enter moves like K10; also: undo, hint, quit")?;
+    writeln!(out, "engine: {} at {strength}; you play {you_play}", loaded.description)?;
+    writeln!(out, "enter moves like K10 (or swap, stay, pass when choosing colours); also: undo, hint, quit")?;
     loop {
         writeln!(out, "\n{}", draw(game.position()))?;
         if let Some(outcome) = game.position().outcome() {
             writeln!(out, "game over: {outcome}")?;
             return Ok(ExitCode::SUCCESS);
         }
-        if game.position().to_move() != human {
+        if game.position().actor() != human {
             let result = search.run(loaded.evaluator.as_ref());
             let point = search.play_move(&result).expect("a game that goes on has a move");
             writeln!(out, "engine plays {point} (its win rate {:.1} %)", 100.0 * winrate(result.value))?;
@@ -113,11 +137,10 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
             "" => {}
             "quit" | "exit" | "resign" => return Ok(ExitCode::SUCCESS),
             "undo" => {
-                // Take back the engine's reply and your move.
+                // Take back the engine's reply and your move: back to your
+                // turn with one of your moves undone.
                 game.undo();
-                if game.position().to_move() != human {
-                    game.undo();
-                }
+                while game.position().actor() != human && game.undo().is_some() {}
                 search = Search::new(game.position().clone(), params.clone(), seed);
             }
             "hint" => {

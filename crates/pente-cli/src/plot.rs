@@ -39,7 +39,7 @@ pub struct HeatmapArgs {
     #[arg(long, default_value = "heatmap.png")]
     pub out: PathBuf,
     /// Variant of the games to count.
-    #[arg(long, default_value = "pente")]
+    #[arg(value_parser = crate::variant_parser(), ignore_case = true, long, default_value = "pente")]
     pub variant: Variant,
     /// Board size of the games to count.
     #[arg(long, default_value_t = 19)]

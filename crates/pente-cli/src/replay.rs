@@ -5,14 +5,14 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use pente_core::{Color, Position, Variant};
+use pente_core::{Color, Position, Seat, Variant};
 use serde::Serialize;
 
 /// Arguments of `pente replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// Rule variant: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, free-poof-pente, free-boat-pente, free-o-pente, gomoku, gomoku-exact.
-    #[arg(long, default_value = "pente")]
+    /// Rule variant (the README's variant table says what each is).
+    #[arg(value_parser = crate::variant_parser(), ignore_case = true, long, default_value = "pente")]
     variant: Variant,
     /// Board side, odd, 7 to 19.
     #[arg(long, default_value_t = 19)]
@@ -37,6 +37,10 @@ struct PositionReport {
     board: Vec<String>,
     last_move: Option<String>,
     hash: String,
+    /// Who must choose a colour now (D-Pente, Swap2): `p1`, `p2` or null.
+    choice: Option<Seat>,
+    /// Whether the colours were exchanged (the first player holds Black).
+    swapped: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -60,6 +64,8 @@ impl PositionReport {
             board: position.board_rows(),
             last_move: position.last_move().map(|p| p.to_string()),
             hash: format!("{:016x}", position.hash()),
+            choice: position.choice_pending(),
+            swapped: position.swapped(),
         }
     }
 }

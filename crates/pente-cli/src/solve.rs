@@ -46,6 +46,16 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<ExitCode> {
         writeln!(out, "the game is over: {outcome}")?;
         return Ok(ExitCode::SUCCESS);
     }
+    if !pente_search::solver::sound_at(position) {
+        let why = if !position.seats_decided() {
+            "before the colour choice the player placing a stone may not end up with its colour"
+        } else if rules.two_stone_turns() {
+            "its turns are two stones"
+        } else {
+            "its moves can remove the mover's own stones, or its fives can wait a move"
+        };
+        return Err(crate::usage_error(&format!("the solver does not read {} positions here: {why}", rules.variant())));
+    }
     let mut solver = Solver::default();
     let start = Instant::now();
     let solution = solver.solve(position, &params);

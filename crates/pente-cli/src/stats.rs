@@ -46,8 +46,8 @@ pub struct StatsArgs {
     /// (and position).
     #[arg(long)]
     pub merge_transpositions: bool,
-    /// Count only games of this variant: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, free-poof-pente, free-boat-pente, free-o-pente, gomoku, gomoku-exact.
-    #[arg(long)]
+    /// Count only games of this variant.
+    #[arg(value_parser = crate::variant_parser(), ignore_case = true, long)]
     pub variant: Option<Variant>,
     /// Count only games on this board size.
     #[arg(long)]

@@ -24,9 +24,8 @@ pub struct ValidateArgs {
     /// and games.jsonl; a directory or an object store URL).
     #[arg(long, value_name = "STORE")]
     pub store: Option<String>,
-    /// Variant of the games in move-list files (PGN files name their own):
-    /// pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, free-poof-pente, free-boat-pente, free-o-pente, gomoku, gomoku-exact.
-    #[arg(long, default_value = "pente")]
+    /// Variant of the games in move-list files (PGN files name their own).
+    #[arg(value_parser = crate::variant_parser(), ignore_case = true, long, default_value = "pente")]
     pub variant: Variant,
     /// Board size of the games in move-list files: odd, 7 to 19.
     #[arg(long, default_value_t = 19)]

@@ -65,3 +65,44 @@ impl fmt::Display for Color {
         f.write_str(self.name())
     }
 }
+
+/// A person at the table, as opposed to a colour. In most variants the first
+/// player holds White throughout; in the colour-choice openings (D-Pente,
+/// Swap2) the first player places the opening stones of both colours and one
+/// player then chooses a side, so who holds which colour is part of the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Seat {
+    /// The player who places the first stone (`p1`).
+    #[serde(rename = "p1")]
+    First,
+    /// The other player (`p2`).
+    #[serde(rename = "p2")]
+    Second,
+}
+
+impl Seat {
+    /// The other player.
+    #[inline]
+    #[must_use]
+    pub const fn other(self) -> Seat {
+        match self {
+            Seat::First => Seat::Second,
+            Seat::Second => Seat::First,
+        }
+    }
+
+    /// `p1` or `p2`, as in JSON (the `choice` key).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Seat::First => "p1",
+            Seat::Second => "p2",
+        }
+    }
+}
+
+impl fmt::Display for Seat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -22,10 +22,10 @@ mod rules;
 mod symmetry;
 mod zobrist;
 
-pub use color::Color;
+pub use color::{Color, Seat};
 pub use game::{Game, ReplayError};
 pub use notation::{MoveListError, format_move_list, is_move_number, parse_move_list};
-pub use point::{MAX_SIZE, ParsePointError, Point, column_letter};
+pub use point::{Choice, MAX_SIZE, ParsePointError, Point, column_letter};
 pub use position::{EndReason, IllegalMove, LegalMoves, Outcome, Position, RECENT_MOVES};
-pub use rules::{LineWin, Opening, OpeningViolation, Rules, RulesError, Variant};
+pub use rules::{ColourChoice, LineWin, Opening, OpeningViolation, Rules, RulesError, Variant};
 pub use symmetry::Symmetry;

@@ -17,14 +17,86 @@ const COLUMN_LETTERS: &[u8; 25] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
 ///
 /// A `Point` does not know the board size; [`crate::Rules::contains`] tells
 /// whether it lies on a given board. A move in Pente is the point a stone is
-/// placed on.
+/// placed on, with one exception: the colour choices of D-Pente and Swap2
+/// (`swap`, `stay`, `pass`) are moves too, and are spelled as the three
+/// points [`Point::SWAP`], [`Point::STAY`] and [`Point::PASS`], which lie on
+/// no board (see [`Point::choice`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Point {
     x: u8,
     y: u8,
 }
 
+/// A colour choice of the D-Pente and Swap2 openings: the one kind of move
+/// that places no stone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Choice {
+    /// The players exchange colours: the chooser takes the colour the other held.
+    Swap,
+    /// No exchange.
+    Stay,
+    /// Swap2's first choice only: the chooser places a Black and a White
+    /// stone and hands the choice back.
+    Pass,
+}
+
+impl Choice {
+    /// Every choice.
+    pub const ALL: [Choice; 3] = [Choice::Swap, Choice::Stay, Choice::Pass];
+
+    /// The move-list token: `swap`, `stay` or `pass`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Choice::Swap => "swap",
+            Choice::Stay => "stay",
+            Choice::Pass => "pass",
+        }
+    }
+
+    /// The move that makes this choice.
+    #[must_use]
+    pub const fn point(self) -> Point {
+        Point { x: CHOICE_COLUMN, y: self as u8 }
+    }
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The column the choice moves are spelled in: past every board.
+const CHOICE_COLUMN: u8 = 24;
+
 impl Point {
+    /// The move `swap`.
+    pub const SWAP: Point = Choice::Swap.point();
+    /// The move `stay`.
+    pub const STAY: Point = Choice::Stay.point();
+    /// The move `pass`.
+    pub const PASS: Point = Choice::Pass.point();
+
+    /// The colour choice this move makes, if it is one rather than a stone.
+    #[inline]
+    #[must_use]
+    pub const fn choice(self) -> Option<Choice> {
+        match (self.x, self.y) {
+            (CHOICE_COLUMN, 0) => Some(Choice::Swap),
+            (CHOICE_COLUMN, 1) => Some(Choice::Stay),
+            (CHOICE_COLUMN, 2) => Some(Choice::Pass),
+            _ => None,
+        }
+    }
+
+    /// Whether this move is a colour choice rather than a stone.
+    #[inline]
+    #[must_use]
+    pub const fn is_choice(self) -> bool {
+        self.x == CHOICE_COLUMN && self.y < 3
+    }
+
     /// The point at column `x` (0 = `A`) and row `y` (0 = row `1`).
     ///
     /// # Panics
@@ -121,8 +193,12 @@ pub enum ParsePointError {
 impl FromStr for Point {
     type Err = ParsePointError;
 
-    /// Parses `K10` style points, case-insensitively.
+    /// Parses `K10` style points and the choices `swap`, `stay` and
+    /// `pass`, case-insensitively.
     fn from_str(s: &str) -> Result<Point, ParsePointError> {
+        if let Some(choice) = Choice::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(s)) {
+            return Ok(choice.point());
+        }
         let mut chars = s.chars();
         let letter = chars.next().ok_or(ParsePointError::Empty)?.to_ascii_uppercase();
         let x = COLUMN_LETTERS
@@ -143,6 +219,9 @@ impl FromStr for Point {
 
 impl fmt::Display for Point {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(choice) = self.choice() {
+            return f.write_str(choice.name());
+        }
         write!(f, "{}{}", char::from(COLUMN_LETTERS[self.x as usize]), self.y + 1)
     }
 }
@@ -191,6 +270,21 @@ mod tests {
         for bad in ["", "I5", "K", "K0", "K-1", "K1O", "10K", "K100", "K26", "Ä1", "K+1"] {
             assert!(bad.parse::<Point>().is_err(), "{bad} should not parse");
         }
+    }
+
+    #[test]
+    fn choices_parse_and_print() {
+        for choice in Choice::ALL {
+            let p = choice.point();
+            assert_eq!(p.choice(), Some(choice));
+            assert!(p.is_choice());
+            assert_eq!(p.to_string(), choice.name());
+            assert_eq!(choice.name().to_uppercase().parse::<Point>().unwrap(), p);
+        }
+        assert_eq!("Swap".parse::<Point>().unwrap(), Point::SWAP);
+        assert!(!"K10".parse::<Point>().unwrap().is_choice());
+        assert!(!Point::new(24, 3).is_choice() && Point::new(24, 3).choice().is_none());
+        assert!("swapp".parse::<Point>().is_err());
     }
 
     #[test]

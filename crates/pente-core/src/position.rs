@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::board::{self, CELLS, DIRECTIONS, EDGE, EMPTY, LINES, WORDS, cell, step};
-use crate::color::Color;
-use crate::point::Point;
-use crate::rules::{LineWin, OpeningViolation, Rules};
+use crate::color::{Color, Seat};
+use crate::point::{Choice, Point};
+use crate::rules::{ColourChoice, LineWin, OpeningViolation, Rules};
 use crate::symmetry::Symmetry;
 use crate::zobrist;
 
@@ -94,6 +94,25 @@ pub enum IllegalMove {
         /// The rule broken.
         violation: OpeningViolation,
     },
+    /// A stone while a colour choice is pending.
+    #[error("{point}: {chooser} must choose a colour first (swap or stay{pass})", pass = if *can_pass { " or pass" } else { "" })]
+    ChoicePending {
+        /// The move tried.
+        point: Point,
+        /// Who must choose.
+        chooser: Seat,
+        /// Whether `pass` is one of the choices.
+        can_pass: bool,
+    },
+    /// A colour choice where none is pending, or `pass` where it is not one
+    /// of the choices.
+    #[error("{choice}: {}", if *pending { "only Swap2's first choice can pass" } else { "no colour choice is pending here" })]
+    NoSuchChoice {
+        /// The choice tried.
+        choice: Choice,
+        /// Whether some other choice is pending.
+        pending: bool,
+    },
 }
 
 /// A game state under some [`Rules`].
@@ -115,7 +134,21 @@ pub struct Position {
     hash: u64,
     outcome: Option<Outcome>,
     /// The last moves, newest first: history a network may want to see.
+    /// Stones only: a colour choice is not a stone.
     recent_moves: [Option<Point>; RECENT_MOVES],
+    seats: Seats,
+}
+
+/// Where the colour choice of D-Pente and Swap2 stands. Every other variant
+/// starts decided, the first player holding White.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Seats {
+    /// The players hold their colours for the rest of the game.
+    decided: bool,
+    /// The first player holds Black.
+    swapped: bool,
+    /// Swap2: the second player passed the choice back.
+    passed: bool,
 }
 
 /// How many of the last moves a [`Position`] remembers.
@@ -151,6 +184,7 @@ impl Position {
             hash: 0,
             outcome: None,
             recent_moves: [None; RECENT_MOVES],
+            seats: Seats { decided: rules.colour_choice().is_none(), swapped: false, passed: false },
         }
     }
 
@@ -160,10 +194,83 @@ impl Position {
         &self.rules
     }
 
-    /// The player to move (even after the game has ended: the one who would).
+    /// The colour of the next stone (even after the game has ended: the
+    /// one it would be). In Connect6 a colour places two stones in a row;
+    /// who places it is [`Position::actor`].
     #[must_use]
     pub const fn to_move(&self) -> Color {
         self.to_move
+    }
+
+    /// The player who acts next: places the next stone or, when a colour
+    /// choice is pending, chooses. Before the choice of D-Pente and Swap2
+    /// this is the player placing the opening stones, whatever their colour.
+    #[must_use]
+    pub fn actor(&self) -> Seat {
+        if let Some(chooser) = self.choice_pending() {
+            chooser
+        } else if let Some(holder) = self.holder(self.to_move) {
+            holder
+        } else if self.seats.passed {
+            Seat::Second
+        } else {
+            Seat::First
+        }
+    }
+
+    /// Who holds `color`, once the colour choice (if the variant has one)
+    /// is made; `None` before it.
+    #[must_use]
+    pub const fn holder(&self, color: Color) -> Option<Seat> {
+        if !self.seats.decided {
+            None
+        } else if matches!(color, Color::White) != self.seats.swapped {
+            Some(Seat::First)
+        } else {
+            Some(Seat::Second)
+        }
+    }
+
+    /// Who must make a colour choice now (`swap`, `stay`, or in Swap2's
+    /// first choice `pass`), if one is pending.
+    #[must_use]
+    pub fn choice_pending(&self) -> Option<Seat> {
+        if self.seats.decided || self.outcome.is_some() {
+            return None;
+        }
+        match self.rules.colour_choice()? {
+            ColourChoice::AfterFour => (self.ply == 4).then_some(Seat::Second),
+            ColourChoice::Swap2 if !self.seats.passed => (self.ply == 3).then_some(Seat::Second),
+            ColourChoice::Swap2 => (self.ply == 5).then_some(Seat::First),
+        }
+    }
+
+    /// The choices open now: empty unless a colour choice is pending.
+    #[must_use]
+    pub fn choices(&self) -> &'static [Point] {
+        match self.choice_pending() {
+            None => &[],
+            Some(_) if self.can_pass() => &[Point::SWAP, Point::STAY, Point::PASS],
+            Some(_) => &[Point::SWAP, Point::STAY],
+        }
+    }
+
+    /// Whether Swap2's first choice is the pending one (the one that may pass).
+    fn can_pass(&self) -> bool {
+        self.rules.colour_choice() == Some(ColourChoice::Swap2) && !self.seats.passed
+    }
+
+    /// Whether the players have their colours for the rest of the game
+    /// (always, in variants without a colour choice).
+    #[must_use]
+    pub const fn seats_decided(&self) -> bool {
+        self.seats.decided
+    }
+
+    /// Whether the colours were exchanged: the first player holds Black.
+    #[must_use]
+    pub const fn swapped(&self) -> bool {
+        self.seats.swapped
     }
 
     /// Moves played so far; the next move is number `ply + 1`.
@@ -235,6 +342,16 @@ impl Position {
         if let Some(outcome) = self.outcome {
             return Err(IllegalMove::GameOver { point: p, outcome });
         }
+        if let Some(choice) = p.choice() {
+            return if self.choices().contains(&p) {
+                Ok(())
+            } else {
+                Err(IllegalMove::NoSuchChoice { choice, pending: self.choice_pending().is_some() })
+            };
+        }
+        if let Some(chooser) = self.choice_pending() {
+            return Err(IllegalMove::ChoicePending { point: p, chooser, can_pass: self.can_pass() });
+        }
         if !self.rules.contains(p) {
             return Err(IllegalMove::OffBoard { point: p, size: self.rules.size() });
         }
@@ -254,7 +371,8 @@ impl Position {
         self.check(p).is_ok()
     }
 
-    /// Plays `p` after checking it; returns the number of stones it captured.
+    /// Plays `p` (a stone, or a colour choice) after checking it; returns
+    /// the number of stones it captured.
     ///
     /// # Errors
     /// An [`IllegalMove`]; the position is then unchanged.
@@ -272,6 +390,10 @@ impl Position {
     /// memory-safe) results.
     #[inline]
     pub fn play_unchecked(&mut self, p: Point) -> u16 {
+        if p.is_choice() {
+            self.choose(p);
+            return 0;
+        }
         let me = self.to_move;
         let mine = stone(me);
         let theirs = stone(me.opponent());
@@ -297,12 +419,37 @@ impl Position {
             taken
         };
 
-        self.to_move = me.opponent();
-        self.hash ^= zobrist::BLACK_TO_MOVE;
+        self.to_move = self.rules.colour_of_stone(self.ply + 1);
+        if self.to_move == me {
+            // Connect6: the second stone of a turn is the same colour.
+        } else {
+            self.hash ^= zobrist::BLACK_TO_MOVE;
+        }
         self.ply += 1;
         self.recent_moves.copy_within(0..RECENT_MOVES - 1, 1);
         self.recent_moves[0] = Some(p);
         taken
+    }
+
+    /// Makes a colour choice (the move is one of [`Position::choices`]).
+    #[cold]
+    fn choose(&mut self, p: Point) {
+        match p.choice() {
+            Some(Choice::Swap) => {
+                self.seats.swapped = true;
+                self.seats.decided = true;
+                self.hash ^= zobrist::SWAPPED ^ zobrist::SEATS_DECIDED;
+            }
+            Some(Choice::Stay) => {
+                self.seats.decided = true;
+                self.hash ^= zobrist::SEATS_DECIDED;
+            }
+            Some(Choice::Pass) => {
+                self.seats.passed = true;
+                self.hash ^= zobrist::PASSED;
+            }
+            None => unreachable!("choose is called with a choice"),
+        }
     }
 
     /// The captures and the end of a move under rules whose moves can
@@ -584,17 +731,21 @@ impl Position {
         match self.rules.line_win() {
             LineWin::FiveOrMore => LINES.iter().any(|&d| 1 + run(d) + run(-d) >= 5),
             LineWin::ExactlyFive => LINES.iter().any(|&d| 1 + run(d) + run(-d) == 5),
+            LineWin::SixOrMore => LINES.iter().any(|&d| 1 + run(d) + run(-d) >= 6),
         }
     }
 
-    /// The legal moves, in row-major order from `A1`; none once the game is over.
+    /// The legal moves, in row-major order from `A1`; none once the game
+    /// is over; the [`Position::choices`] alone while a colour choice is pending.
     #[must_use]
     pub fn legal_moves(&self) -> LegalMoves<'_> {
-        // A finished game starts the iterator past the last word, so it yields nothing.
-        if self.is_over() {
-            return LegalMoves { position: self, word: WORDS, bits: 0 };
+        // A finished game or a pending choice starts the iterator past the
+        // last word, so it yields no point.
+        let choices = self.choices();
+        if self.is_over() || !choices.is_empty() {
+            return LegalMoves { position: self, word: WORDS, bits: 0, choices };
         }
-        LegalMoves { position: self, word: 0, bits: self.empty[0] }
+        LegalMoves { position: self, word: 0, bits: self.empty[0], choices }
     }
 
     /// Whether the opening rule may forbid some empty points at this ply.
@@ -607,6 +758,10 @@ impl Position {
     pub fn random_legal_move<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<Point> {
         if self.is_over() {
             return None;
+        }
+        let choices = self.choices();
+        if !choices.is_empty() {
+            return Some(choices[rng.random_range(0..choices.len())]);
         }
         let size = self.rules.size();
         let restricted = self.opening_restricts();
@@ -650,6 +805,18 @@ impl Position {
         if self.to_move == Color::Black {
             hash ^= zobrist::BLACK_TO_MOVE;
         }
+        if self.rules.colour_choice().is_some() {
+            let keys = [
+                (self.seats.decided, zobrist::SEATS_DECIDED),
+                (self.seats.swapped, zobrist::SWAPPED),
+                (self.seats.passed, zobrist::PASSED),
+            ];
+            for (set, key) in keys {
+                if set {
+                    hash ^= key;
+                }
+            }
+        }
         hash
     }
 
@@ -675,6 +842,7 @@ impl Position {
         out.ply = self.ply;
         out.outcome = self.outcome;
         out.recent_moves = self.recent_moves.map(|m| m.map(|p| symmetry.apply(p, size)));
+        out.seats = self.seats;
         out.hash = out.compute_hash();
         out
     }
@@ -700,6 +868,7 @@ impl PartialEq for Position {
             && self.to_move == other.to_move
             && self.ply == other.ply
             && self.outcome == other.outcome
+            && self.seats == other.seats
     }
 }
 
@@ -712,6 +881,9 @@ impl fmt::Debug for Position {
             "Position {{ rules: {}, ply: {}, to_move: {}, captured: W{} B{}, outcome: {:?} }}",
             self.rules, self.ply, self.to_move, self.captured[0], self.captured[1], self.outcome
         )?;
+        if self.rules.colour_choice().is_some() {
+            writeln!(f, "seats: {:?}, actor: {}", self.seats, self.actor())?;
+        }
         for row in self.board_rows() {
             writeln!(f, "{row}")?;
         }
@@ -724,6 +896,8 @@ pub struct LegalMoves<'a> {
     position: &'a Position,
     word: usize,
     bits: u64,
+    /// Colour choices still to yield (only while one is pending).
+    choices: &'static [Point],
 }
 
 impl Iterator for LegalMoves<'_> {
@@ -731,6 +905,10 @@ impl Iterator for LegalMoves<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Point> {
+        if let Some((&first, rest)) = self.choices.split_first() {
+            self.choices = rest;
+            return Some(first);
+        }
         loop {
             while self.bits == 0 {
                 self.word += 1;

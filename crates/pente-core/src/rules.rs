@@ -6,6 +6,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::color::Color;
 use crate::point::{MAX_SIZE, Point};
 
 /// A named rule set. Each is a preset of [`Rules`] parameters, not a separate
@@ -47,12 +48,25 @@ pub enum Variant {
     FreeBoatPente,
     /// O-Pente without the move-3 restriction: pente.org's unrated O-Pente.
     FreeOPente,
+    /// D-Pente: the first player places four stones (White, Black, White,
+    /// Black) anywhere, then the second chooses a colour; no tournament rule.
+    DPente,
+    /// D-Pente with Keryo captures and 15 to win.
+    DkPente,
+    /// Pente with the Swap2 opening: the first player places three stones,
+    /// the second swaps, stays or places two more and lets the first choose.
+    Swap2Pente,
+    /// Swap2 with Keryo captures and 15 to win.
+    Swap2Keryo,
+    /// Two stones a turn (one on the first), no captures, six or more in a
+    /// row wins.
+    Connect6,
 }
 
 impl Variant {
     /// Every variant. Training samples store a variant as its index here,
     /// so new ones go at the end.
-    pub const ALL: [Variant; 13] = [
+    pub const ALL: [Variant; 18] = [
         Variant::Pente,
         Variant::FreePente,
         Variant::Keryo,
@@ -66,6 +80,11 @@ impl Variant {
         Variant::FreePoofPente,
         Variant::FreeBoatPente,
         Variant::FreeOPente,
+        Variant::DPente,
+        Variant::DkPente,
+        Variant::Swap2Pente,
+        Variant::Swap2Keryo,
+        Variant::Connect6,
     ];
 
     /// The variant of an unrated pente.org game of this one: the move-3
@@ -101,6 +120,11 @@ impl Variant {
             Variant::FreePoofPente => "free-poof-pente",
             Variant::FreeBoatPente => "free-boat-pente",
             Variant::FreeOPente => "free-o-pente",
+            Variant::DPente => "d-pente",
+            Variant::DkPente => "dk-pente",
+            Variant::Swap2Pente => "swap2-pente",
+            Variant::Swap2Keryo => "swap2-keryo",
+            Variant::Connect6 => "connect6",
         }
     }
 }
@@ -116,7 +140,8 @@ impl fmt::Display for Variant {
 pub enum RulesError {
     /// Not one of [`Variant::ALL`].
     #[error(
-        "unknown variant `{0}` (expected one of: pente, free-pente, keryo, free-keryo, g-pente, poof-pente, boat-pente, o-pente, free-poof-pente, free-boat-pente, free-o-pente, gomoku, gomoku-exact)"
+        "unknown variant `{0}` (expected one of: {names})",
+        names = Variant::ALL.map(Variant::name).join(", ")
     )]
     UnknownVariant(String),
     /// Boards are odd-sized, 7 to 19.
@@ -159,6 +184,22 @@ pub enum LineWin {
     FiveOrMore,
     /// Exactly five in a row.
     ExactlyFive,
+    /// Six or more in a row (Connect6; five does not win).
+    SixOrMore,
+}
+
+/// Who places the opening stones and who chooses a colour, in the
+/// colour-choice openings. Stones keep their colour by index (even stones
+/// White); a choice changes which player holds which colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ColourChoice {
+    /// D-Pente: the first player places four stones, then the second
+    /// swaps (takes White) or stays (keeps Black).
+    AfterFour,
+    /// Swap2: the first player places three stones; the second swaps
+    /// (takes White), stays (keeps Black) or passes (places stones 4 and 5,
+    /// then the first swaps, taking Black, or stays).
+    Swap2,
 }
 
 /// The complete rule set of a game: a variant on a board size.
@@ -182,6 +223,10 @@ pub struct Rules {
     /// Boat-Pente: a five the opponent could capture into must survive his
     /// reply (a capture of any length these rules take).
     boat: bool,
+    /// Connect6: each turn after the first is two stones of one colour.
+    two_stone_turns: bool,
+    /// D-Pente and Swap2: the players choose colours after the opening stones.
+    colour_choice: Option<ColourChoice>,
 }
 
 impl Rules {
@@ -205,14 +250,36 @@ impl Rules {
             Variant::FreeKeryo => (Opening::Centre, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::OPente => (tournament, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
             Variant::FreeOPente => (Opening::Centre, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
+            Variant::DPente | Variant::Swap2Pente => (Opening::Free, 1 << 2, Some(10), LineWin::FiveOrMore),
+            Variant::DkPente | Variant::Swap2Keryo => {
+                (Opening::Free, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore)
+            }
             Variant::Gomoku => (Opening::Free, 0, None, LineWin::FiveOrMore),
             Variant::GomokuExact => (Opening::Free, 0, None, LineWin::ExactlyFive),
+            Variant::Connect6 => (Opening::Centre, 0, None, LineWin::SixOrMore),
         };
         let poof =
             matches!(variant, Variant::PoofPente | Variant::OPente | Variant::FreePoofPente | Variant::FreeOPente);
         let boat =
             matches!(variant, Variant::BoatPente | Variant::OPente | Variant::FreeBoatPente | Variant::FreeOPente);
-        Ok(Rules { variant, size, opening, capture_lengths, capture_win, line_win, poof, boat })
+        let colour_choice = match variant {
+            Variant::DPente | Variant::DkPente => Some(ColourChoice::AfterFour),
+            Variant::Swap2Pente | Variant::Swap2Keryo => Some(ColourChoice::Swap2),
+            _ => None,
+        };
+        let two_stone_turns = variant == Variant::Connect6;
+        Ok(Rules {
+            variant,
+            size,
+            opening,
+            capture_lengths,
+            capture_win,
+            line_win,
+            poof,
+            boat,
+            two_stone_turns,
+            colour_choice,
+        })
     }
 
     /// Plain Pente on 19x19.
@@ -292,6 +359,36 @@ impl Rules {
     #[must_use]
     pub const fn line_win(&self) -> LineWin {
         self.line_win
+    }
+
+    /// Stones in a row that win: 5, or 6 in Connect6.
+    #[must_use]
+    pub const fn win_length(&self) -> u8 {
+        match self.line_win {
+            LineWin::FiveOrMore | LineWin::ExactlyFive => 5,
+            LineWin::SixOrMore => 6,
+        }
+    }
+
+    /// Whether each turn after the first places two stones of one colour (Connect6).
+    #[must_use]
+    pub const fn two_stone_turns(&self) -> bool {
+        self.two_stone_turns
+    }
+
+    /// The colour-choice opening, if the variant has one (D-Pente, Swap2).
+    #[must_use]
+    pub const fn colour_choice(&self) -> Option<ColourChoice> {
+        self.colour_choice
+    }
+
+    /// The colour of stone `index` (0 for the first stone): alternate,
+    /// White first; in Connect6 W, B B, W W, B B, ...
+    #[inline]
+    #[must_use]
+    pub const fn colour_of_stone(&self, index: u32) -> Color {
+        let turn = if self.two_stone_turns { index.div_ceil(2) } else { index };
+        if turn.is_multiple_of(2) { Color::White } else { Color::Black }
     }
 
     /// Whether `p` lies on the board.

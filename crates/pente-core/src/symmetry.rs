@@ -36,10 +36,14 @@ impl Symmetry {
         self.0
     }
 
-    /// Where `p` goes on a `size` board.
+    /// Where `p` goes on a `size` board (a colour choice stays itself).
     #[inline]
     #[must_use]
     pub const fn apply(self, p: Point, size: u8) -> Point {
+        // A colour choice is not on the board: no symmetry moves it.
+        if p.is_choice() {
+            return p;
+        }
         let n = size - 1;
         let (x, y) = (p.x(), p.y());
         let (x, y) = match self.0 {

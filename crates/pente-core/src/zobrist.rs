@@ -37,3 +37,13 @@ pub(crate) const BLACK_TO_MOVE: u64 = splitmix64(0x5045_4E54_4501_0000);
 pub(crate) const fn captures(color: Color, count: u16) -> u64 {
     if count == 0 { 0 } else { splitmix64(0x5045_4E54_4502_0000 ^ ((color as u64) << 20) ^ count as u64) }
 }
+
+/// Xored in once the colour choice of D-Pente or Swap2 is made (never in
+/// other variants, whose hashes it leaves alone).
+pub(crate) const SEATS_DECIDED: u64 = splitmix64(0x5045_4E54_4503_0000);
+
+/// Xored in when the first player holds Black after a colour choice.
+pub(crate) const SWAPPED: u64 = splitmix64(0x5045_4E54_4503_0001);
+
+/// Xored in once Swap2's first choice was passed back.
+pub(crate) const PASSED: u64 = splitmix64(0x5045_4E54_4503_0002);

@@ -4,10 +4,12 @@
 //! crowded play and captures, in lockstep with `pente_core::Position`. At every
 //! ply both must agree on the legal moves, the board, the capture counts, the
 //! side to move and the outcome, and on which random tries are illegal.
+//! Colour choices (D-Pente, Swap2) are spelled as the crate spells them,
+//! `(24, 0..3)` for swap, stay and pass; their rules are the naive side's own.
 
 use std::collections::BTreeMap;
 
-use pente_core::{Color, EndReason, IllegalMove, Point, Position, Rules, Variant};
+use pente_core::{Color, EndReason, IllegalMove, Point, Position, Rules, Seat, Variant};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -49,7 +51,24 @@ enum Refusal {
     OffBoard,
     Taken,
     Opening,
+    /// A stone while a colour choice is pending.
+    MustChoose,
+    /// A choice that is not open now.
+    NoSuchChoice,
 }
+
+/// The colour-choice openings of VARIANTS.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChoiceRule {
+    /// P1 places four stones, P2 swaps or stays.
+    D,
+    /// P1 places three; P2 swaps, stays or passes (places two, P1 chooses).
+    Swap2,
+}
+
+const SWAP: (i32, i32) = (24, 0);
+const STAY: (i32, i32) = (24, 1);
+const PASS: (i32, i32) = (24, 2);
 
 /// The parameters of a variant, read off the table in RULES.md.
 #[derive(Debug, Clone)]
@@ -73,6 +92,11 @@ struct NaiveRules {
     poof: bool,
     /// Boat-Pente: a five the opponent could capture into must survive one reply.
     boat: bool,
+    /// Stones in a row that win (6 in Connect6).
+    win_length: usize,
+    /// Connect6: two stones a turn after the first.
+    two_per_turn: bool,
+    choice: Option<ChoiceRule>,
 }
 
 impl NaiveRules {
@@ -85,7 +109,15 @@ impl NaiveRules {
         };
         let poof = base == "poof-pente" || base == "o-pente";
         let boat = base == "boat-pente" || base == "o-pente";
+        let choice = match base {
+            "d-pente" | "dk-pente" => Some(ChoiceRule::D),
+            "swap2-pente" | "swap2-keryo" => Some(ChoiceRule::Swap2),
+            _ => None,
+        };
         let (first_move_on_centre, mut move_three_distance, capture_runs, capture_win, exactly_five) = match base {
+            "d-pente" | "swap2-pente" => (false, None, vec![2], Some(10), false),
+            "dk-pente" | "swap2-keryo" => (false, None, vec![2, 3], Some(15), false),
+            "connect6" => (true, None, vec![], None, false),
             "pente" => (true, Some(3), vec![2], Some(10), false),
             "free-pente" => (true, None, vec![2], Some(10), false),
             "keryo" => (true, Some(3), vec![2, 3], Some(15), false),
@@ -113,6 +145,9 @@ impl NaiveRules {
             exactly_five,
             poof,
             boat,
+            win_length: if base == "connect6" { 6 } else { 5 },
+            two_per_turn: base == "connect6",
+            choice,
         }
     }
 }
@@ -127,6 +162,11 @@ struct Naive {
     to_move: Stone,
     moves_played: usize,
     result: Option<(Option<Stone>, End)>,
+    /// Who holds White (1 or 2) once the colours are chosen; `Some(1)`
+    /// from the start without a colour choice.
+    white_holder: Option<u8>,
+    /// Swap2: P2 passed the choice to P1.
+    passed: bool,
 }
 
 const EIGHT: [(i32, i32); 8] = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)];
@@ -135,6 +175,7 @@ const FOUR: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
 impl Naive {
     fn new(rules: NaiveRules) -> Naive {
         let n = rules.size as usize;
+        let has_choice = rules.choice.is_some();
         Naive {
             rules,
             board: vec![vec![None; n]; n],
@@ -142,6 +183,54 @@ impl Naive {
             to_move: Stone::First,
             moves_played: 0,
             result: None,
+            white_holder: if has_choice { None } else { Some(1) },
+            passed: false,
+        }
+    }
+
+    /// The colour of the stone placed as number `k` (from 1).
+    fn colour_of_stone(&self, k: usize) -> Stone {
+        let white = if self.rules.two_per_turn { (k / 2).is_multiple_of(2) } else { !k.is_multiple_of(2) };
+        if white { Stone::First } else { Stone::Second }
+    }
+
+    /// The choices open now, and who makes them (1 or 2).
+    fn pending(&self) -> Option<(u8, Vec<(i32, i32)>)> {
+        if self.result.is_some() || self.white_holder.is_some() {
+            return None;
+        }
+        match (self.rules.choice?, self.moves_played, self.passed) {
+            (ChoiceRule::D, 4, _) => Some((2, vec![SWAP, STAY])),
+            (ChoiceRule::Swap2, 3, false) => Some((2, vec![SWAP, STAY, PASS])),
+            (ChoiceRule::Swap2, 5, true) => Some((1, vec![SWAP, STAY])),
+            _ => None,
+        }
+    }
+
+    /// The player (1 or 2) who acts next.
+    fn actor(&self) -> u8 {
+        if let Some((chooser, _)) = self.pending() {
+            return chooser;
+        }
+        match self.white_holder {
+            Some(holder) if self.to_move == Stone::First => holder,
+            Some(holder) => 3 - holder,
+            // Before the choice: P1 places, or P2 after a pass.
+            None if self.passed => 2,
+            None => 1,
+        }
+    }
+
+    /// Makes a choice (it must be open).
+    fn choose(&mut self, token: (i32, i32)) {
+        let (chooser, open) = self.pending().expect("a choice is pending");
+        assert!(open.contains(&token));
+        match token {
+            // The chooser takes the colour the other player held: White at a
+            // first choice, Black after a pass.
+            SWAP => self.white_holder = Some(if self.passed { 3 - chooser } else { chooser }),
+            STAY => self.white_holder = Some(if self.passed { chooser } else { 3 - chooser }),
+            _ => self.passed = true,
         }
     }
 
@@ -156,6 +245,13 @@ impl Naive {
     fn legality(&self, x: i32, y: i32) -> Result<(), Refusal> {
         if self.result.is_some() {
             return Err(Refusal::Finished);
+        }
+        let open = self.pending().map(|(_, open)| open);
+        if x == 24 && (0..3).contains(&y) {
+            return if open.is_some_and(|open| open.contains(&(x, y))) { Ok(()) } else { Err(Refusal::NoSuchChoice) };
+        }
+        if open.is_some() {
+            return Err(Refusal::MustChoose);
         }
         if !self.on_board(x, y) {
             return Err(Refusal::OffBoard);
@@ -189,6 +285,9 @@ impl Naive {
 
     /// All legal moves, bottom row first, left to right.
     fn legal_moves(&self) -> Vec<(i32, i32)> {
+        if let Some((_, open)) = self.pending() {
+            return open;
+        }
         let mut out = Vec::new();
         for y in 0..self.rules.size {
             for x in 0..self.rules.size {
@@ -203,6 +302,10 @@ impl Naive {
     /// Places a stone (the move must be legal); returns the stones captured.
     fn play(&mut self, x: i32, y: i32) -> usize {
         assert_eq!(self.legality(x, y), Ok(()), "the naive side was asked to play an illegal move");
+        if x == 24 {
+            self.choose((x, y));
+            return 0;
+        }
         let me = self.to_move;
         let them = me.other();
         self.board[y as usize][x as usize] = Some(me);
@@ -271,7 +374,7 @@ impl Naive {
                 count += 1;
                 k += 1;
             }
-            if if self.rules.exactly_five { count == 5 } else { count >= 5 } {
+            if if self.rules.exactly_five { count == 5 } else { count >= self.rules.win_length } {
                 line = true;
             }
         }
@@ -310,8 +413,8 @@ impl Naive {
         } else if full {
             self.result = Some((None, End::Full));
         }
-        self.to_move = them;
         self.moves_played += 1;
+        self.to_move = self.colour_of_stone(self.moves_played + 1);
         taken
     }
 }
@@ -404,6 +507,8 @@ fn refusal_of(error: IllegalMove) -> Refusal {
         IllegalMove::OffBoard { .. } => Refusal::OffBoard,
         IllegalMove::Occupied { .. } => Refusal::Taken,
         IllegalMove::Opening { .. } => Refusal::Opening,
+        IllegalMove::ChoicePending { .. } => Refusal::MustChoose,
+        IllegalMove::NoSuchChoice { .. } => Refusal::NoSuchChoice,
     }
 }
 
@@ -423,6 +528,12 @@ fn assert_same(core: &Position, naive: &Naive, context: &dyn Fn() -> String) -> 
     assert_eq!(usize::from(core.captured(Color::White)), naive.captured[0], "White's captures; {}", context());
     assert_eq!(usize::from(core.captured(Color::Black)), naive.captured[1], "Black's captures; {}", context());
     assert_eq!(stone_of(core.to_move()), naive.to_move, "side to move; {}", context());
+    let actor = match core.actor() {
+        Seat::First => 1,
+        Seat::Second => 2,
+    };
+    assert_eq!(actor, naive.actor(), "player to act; {}", context());
+    assert_eq!(core.choice_pending().is_some(), naive.pending().is_some(), "pending choice; {}", context());
     assert_eq!(core.ply() as usize, naive.moves_played, "ply; {}", context());
     let outcome = core.outcome().map(|o| (o.winner.map(stone_of), end_of(o.reason)));
     assert_eq!(outcome, naive.result, "outcome; {}", context());
@@ -465,6 +576,12 @@ struct Tally {
     poofs: usize,
     /// Fives that did not win at once (Boat-Pente).
     waiting_fives: usize,
+    /// Colour choices made (D-Pente, Swap2).
+    choices: usize,
+    /// Choices after which the first player holds Black.
+    swapped: usize,
+    /// Moves that made five and did not win (Connect6).
+    fives_not_won: usize,
     endings: BTreeMap<String, usize>,
 }
 
@@ -530,6 +647,9 @@ fn differential_game(variant: Variant, size: u8, seed: u64, tally: &mut Tally) {
         if let Some(&(x, y)) = history.last() {
             assert_same_verdict(&core, &naive, x, y, &context);
         }
+        for (x, y) in [SWAP, STAY, PASS] {
+            assert_same_verdict(&core, &naive, x, y, &context);
+        }
         if naive.result.is_some() {
             let key = format!("{:?}", naive.result.map(|(winner, end)| (winner.is_some(), end)).unwrap());
             *tally.endings.entry(key).or_default() += 1;
@@ -539,6 +659,16 @@ fn differential_game(variant: Variant, size: u8, seed: u64, tally: &mut Tally) {
         let theirs = core.random_legal_move(&mut rng).expect("an unfinished game has a move");
         assert_eq!(naive.legality(i32::from(theirs.x()), i32::from(theirs.y())), Ok(()), "{}", context());
 
+        if naive.pending().is_some() {
+            let (x, y) = legal[rng.random_range(0..legal.len())];
+            naive.play(x, y);
+            if let Err(e) = core.play(point(x, y)) {
+                panic!("{e}; {rules} seed {seed} after {history:?}");
+            }
+            assert_eq!(core.hash(), core.compute_hash());
+            tally.choices += 1;
+            continue;
+        }
         let (x, y) = choose(&naive, &history, &legal, &mut rng);
         let credited_before = naive.captured[naive.to_move.other().slot()];
         let taken = naive.play(x, y);
@@ -547,6 +677,9 @@ fn differential_game(variant: Variant, size: u8, seed: u64, tally: &mut Tally) {
         }
         if naive.result.is_none() && naive.longest_line_through(x, y) >= 5 {
             tally.waiting_fives += 1;
+        }
+        if naive.result.is_none() && naive.longest_line_through(x, y) == 5 {
+            tally.fives_not_won += 1;
         }
         let reported = match core.play(point(x, y)) {
             Ok(reported) => reported,
@@ -573,6 +706,9 @@ fn differential_game(variant: Variant, size: u8, seed: u64, tally: &mut Tally) {
         if naive.longest_line_through(x, y) >= 6 {
             tally.overlines += 1;
         }
+    }
+    if core.swapped() {
+        tally.swapped += 1;
     }
     tally.games += 1;
 }
@@ -680,4 +816,36 @@ fn gomoku_exact_agrees_with_the_naive_rules() {
     assert_eq!(tally.capture_moves, 0);
     assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, false, End::Full) > 0, "{tally:?}");
     assert!(tally.overlines > 0, "overlines that do not win must occur: {tally:?}");
+}
+
+#[test]
+fn d_pente_and_dk_pente_agree_with_the_naive_rules() {
+    for variant in [Variant::DPente, Variant::DkPente] {
+        let tally = run_variant(variant);
+        assert!(tally.capture_moves > 500, "{variant}: {tally:?}");
+        assert_eq!(tally.choices, tally.games, "one choice a game: {variant}: {tally:?}");
+        assert!(tally.swapped > 100 && tally.swapped < tally.games - 100, "{variant}: {tally:?}");
+        assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{variant}: {tally:?}");
+        assert_eq!(tally.triples > 0, variant == Variant::DkPente, "{variant}: {tally:?}");
+    }
+}
+
+#[test]
+fn swap2_agrees_with_the_naive_rules() {
+    for variant in [Variant::Swap2Pente, Variant::Swap2Keryo] {
+        let tally = run_variant(variant);
+        assert!(tally.capture_moves > 500, "{variant}: {tally:?}");
+        // A third of first choices pass, and each pass brings a second choice.
+        assert!(tally.choices > tally.games + 200, "passes must occur: {variant}: {tally:?}");
+        assert!(tally.swapped > 100 && tally.swapped < tally.games - 100, "{variant}: {tally:?}");
+        assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, true, End::Captures) > 0, "{variant}: {tally:?}");
+    }
+}
+
+#[test]
+fn connect6_agrees_with_the_naive_rules() {
+    let tally = run_variant(Variant::Connect6);
+    assert_eq!(tally.capture_moves, 0);
+    assert!(ending(&tally, true, End::Five) > 0 && ending(&tally, false, End::Full) > 0, "{tally:?}");
+    assert!(tally.fives_not_won > 50, "fives that do not win must occur: {tally:?}");
 }

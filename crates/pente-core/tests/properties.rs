@@ -80,6 +80,14 @@ proptest! {
         let mut credited = [0usize; 2];
         let area = rules.area();
         random_game(rules, seed, length, |before, p, reported, after| {
+            if p.is_choice() {
+                // A colour choice places nothing and moves no stone.
+                assert_eq!((reported, after.ply(), after.to_move()), (0, before.ply(), before.to_move()));
+                assert_eq!(after.board_rows(), before.board_rows());
+                assert_eq!(after.last_move(), before.last_move());
+                assert!(after.choice_pending().is_none() || p == Point::PASS, "a pass hands the choice on later");
+                return;
+            }
             let mover = before.to_move();
             placed[mover.index()] += 1;
             let taken = usize::from(after.captured(mover) - before.captured(mover));
@@ -104,7 +112,10 @@ proptest! {
             assert_eq!(count_stones(after, mover) + poofed, count_stones(before, mover) + 1);
             assert_eq!(count_stones(after, mover.opponent()), count_stones(before, mover.opponent()) - taken);
             assert_eq!(after.ply(), before.ply() + 1);
-            assert_eq!(after.to_move(), mover.opponent());
+            assert_eq!(after.to_move(), rules.colour_of_stone(after.ply()));
+            if !rules.two_stone_turns() {
+                assert_eq!(after.to_move(), mover.opponent());
+            }
             assert_eq!(after.last_move(), Some(p));
             if !rules.has_captures() {
                 assert_eq!(taken, 0);
@@ -129,7 +140,9 @@ proptest! {
         let size = rules.size();
         let check = |position: &Position| {
             let listed: Vec<Point> = position.legal_moves().collect();
-            let accepted: Vec<Point> = all_points(size).filter(|&p| position.is_legal(p)).collect();
+            let accepted: Vec<Point> =
+                [Point::SWAP, Point::STAY, Point::PASS].into_iter().chain(all_points(size)).filter(|&p| position.is_legal(p)).collect();
+            assert_eq!(listed.iter().any(|p| p.is_choice()), position.choice_pending().is_some());
             assert_eq!(listed, accepted, "{position:?}");
             // Off the board, up to the notation's limit, nothing is legal.
             let beyond = size.saturating_add(3).min(25);
@@ -141,7 +154,7 @@ proptest! {
                 }
             }
             assert_eq!(listed.is_empty(), position.is_over());
-            if !position.is_over() && position.ply() > 2 {
+            if !position.is_over() && position.ply() > 2 && position.choice_pending().is_none() {
                 assert_eq!(listed.len(), position.empty_count(), "after move 3 every empty point is legal");
             }
         };
@@ -268,7 +281,8 @@ proptest! {
                 assert_eq!(image.hash(), expected.hash(), "{s}");
                 assert_eq!(image.hash(), image.compute_hash(), "{s}");
                 assert_eq!(image.outcome(), after.outcome());
-                assert_eq!(image.last_move(), Some(s.apply(p, size)));
+                let last = if p.is_choice() { before.last_move() } else { Some(p) };
+                assert_eq!(image.last_move(), last.map(|q| s.apply(q, size)));
                 assert_eq!(s.inverse().apply(s.apply(p, size), size), p);
                 assert_eq!(expected.transformed(s.inverse()), *after);
                 // Legal moves map onto legal moves.

@@ -71,11 +71,12 @@ pub fn encode(position: &Position, out: &mut [f32]) {
         fill(out, 10, 1.0);
     }
     let mut legal = 0;
-    for p in position.legal_moves() {
+    // A colour choice (D-Pente, Swap2) has no point on the board.
+    for p in position.legal_moves().filter(|p| !p.is_choice()) {
         out[LEGAL_PLANE * area + p.dense_index(size)] = 1.0;
         legal += 1;
     }
-    if !position.is_over() && legal < position.empty_count() {
+    if !position.is_over() && position.choice_pending().is_none() && legal < position.empty_count() {
         fill(out, 12, 1.0);
     }
     for (k, p) in position.recent_moves().take(HISTORY).enumerate() {

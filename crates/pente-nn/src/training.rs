@@ -52,11 +52,11 @@ impl Batch {
         for (i, example) in examples.iter().enumerate() {
             assert_eq!(example.position.rules().size(), size, "one board size per batch");
             encode(example.position, &mut features[i * PLANES * area..(i + 1) * PLANES * area]);
-            for p in example.position.legal_moves() {
+            for p in example.position.legal_moves().filter(|p| !p.is_choice()) {
                 legal[i * area + p.dense_index(size)] = true;
             }
             let total: f32 = example.policy.iter().map(|x| x.1).sum();
-            for &(p, weight) in example.policy {
+            for &(p, weight) in example.policy.iter().filter(|(p, _)| !p.is_choice()) {
                 policy[i * area + p.dense_index(size)] += weight / total.max(f32::MIN_POSITIVE);
             }
             let column = if example.result > 0.0 {

@@ -41,7 +41,7 @@ impl Iterator for MoveListGames<'_> {
             let line = line.trim();
             !line.is_empty() && !line.starts_with('#')
         })?;
-        let mut text = MoveText::default();
+        let mut text = MoveText::new(self.rules);
         Some(text.feed(line, index + 1).map(|()| GameRecord {
             headers: Vec::new(),
             rules: self.rules,

@@ -1,10 +1,10 @@
 //! Move text shared by PGN games and move-list lines: points, optional move
 //! numbers, `Resign`/`Forfeit`, and a result token at the end.
 
-use pente_core::{Point, is_move_number};
+use pente_core::{Point, Rules, is_move_number};
 
 use crate::error::{ParseError, ParseErrorKind};
-use crate::record::{GameResult, Termination, side_to_move};
+use crate::record::{GameResult, Termination};
 
 /// The result token at the end of a move text, as read.
 #[derive(Debug, Clone)]
@@ -18,14 +18,22 @@ pub(crate) struct ResultToken {
 }
 
 /// Reads move text token by token, line by line.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct MoveText {
+    rules: Rules,
     pub moves: Vec<Point>,
+    /// Stones among `moves` (colour choices are moves but not stones).
+    stones: usize,
     pub termination: Option<Termination>,
     pub result: Option<ResultToken>,
 }
 
 impl MoveText {
+    /// Move text of a game under `rules` (which say whose stone comes next).
+    pub fn new(rules: Rules) -> MoveText {
+        MoveText { rules, moves: Vec::new(), stones: 0, termination: None, result: None }
+    }
+
     /// Reads the tokens of one line. Whitespace and commas separate tokens.
     ///
     /// # Errors
@@ -55,7 +63,7 @@ impl MoveText {
         if let Some(end) = self.termination {
             return Err(ParseErrorKind::AfterEnd { token: token.to_string(), end: end.token().to_string() });
         }
-        let to_move = side_to_move(self.moves.len());
+        let to_move = self.rules.colour_of_stone(self.stones as u32);
         if let Some(termination) = Termination::parse_token(rest, to_move) {
             self.termination = Some(termination);
             return Ok(());
@@ -66,6 +74,7 @@ impl MoveText {
             source,
         })?;
         self.moves.push(point);
+        self.stones += usize::from(!point.is_choice());
         Ok(())
     }
 
@@ -80,8 +89,9 @@ impl MoveText {
                 _ => return Ok(token),
             }
         };
-        // White's and Black's move of a pair share the number (`3.` and `3...`).
-        let expected = self.moves.len() / 2 + 1;
+        // Stones are numbered in pairs (`3.` and `3...`), in Connect6 too;
+        // a colour choice takes no number.
+        let expected = self.stones / 2 + 1;
         let digits = number.trim_end_matches('.');
         if digits.parse::<usize>().ok() != Some(expected) {
             return Err(ParseErrorKind::BadMoveNumber { token: number.to_string(), expected });
@@ -112,8 +122,9 @@ pub(crate) fn wrap_words<'w>(words: impl IntoIterator<Item = &'w str>, width: us
     }
 }
 
-/// The move-text words of a game: numbered moves if `numbered`, then the
-/// termination token, then `result` if given.
+/// The move-text words of a game: numbered moves if `numbered` (stones in
+/// pairs; pente.org's PGN has no colour choices, so `numbered` leaves them
+/// out), then the termination token, then `result` if given.
 pub(crate) fn move_words(
     moves: &[Point],
     termination: Option<Termination>,
@@ -126,13 +137,21 @@ pub(crate) fn move_words(
             words.push(format!("{}.", i / 2 + 1));
         }
     };
-    for (i, point) in moves.iter().enumerate() {
-        number(i, &mut words);
+    let mut stones = 0;
+    for point in moves {
+        if point.is_choice() {
+            if !numbered {
+                words.push(point.to_string());
+            }
+            continue;
+        }
+        number(stones, &mut words);
         words.push(point.to_string());
+        stones += 1;
     }
     if let Some(termination) = termination {
         // pente.org reads `Resign` in a move's place, so White's gets a number.
-        number(moves.len(), &mut words);
+        number(stones, &mut words);
         words.push(termination.token().to_string());
     }
     if let Some(result) = result {
@@ -148,7 +167,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Result<MoveText, ParseError> {
-        let mut m = MoveText::default();
+        let mut m = MoveText::new(Rules::pente());
         for (i, line) in text.lines().enumerate() {
             m.feed(line, i + 1)?;
         }

@@ -9,7 +9,7 @@
 use std::iter::{Enumerate, Peekable};
 use std::str::Lines;
 
-use pente_core::{MAX_SIZE, Rules, RulesError, Variant};
+use pente_core::{ColourChoice, MAX_SIZE, Point, Rules, RulesError, Variant};
 
 use crate::error::{ParseError, ParseErrorKind};
 use crate::movetext::{MoveText, move_words, wrap_words};
@@ -32,7 +32,35 @@ pub const fn game_name(variant: Variant) -> &'static str {
         Variant::OPente | Variant::FreeOPente => "O-Pente",
         Variant::Gomoku => "Gomoku",
         Variant::GomokuExact => "Gomoku-Exact",
+        Variant::DPente => "D-Pente",
+        Variant::DkPente => "DK-Pente",
+        Variant::Swap2Pente => "Swap2-Pente",
+        Variant::Swap2Keryo => "Swap2-Keryo",
+        Variant::Connect6 => "Connect6",
     }
+}
+
+/// The header in which pente.org records D-Pente's choice (`Yes`: the
+/// chooser swapped); it has none for DK-Pente and Swap2.
+const SWAPPED_HEADER: &str = "Player's Swapped?";
+
+/// The colour choice a PGN game leaves out, put back into `moves`:
+/// pente.org's PGN holds no choice. In D-Pente the `Player's Swapped?`
+/// header tells it; in DK-Pente and Swap2 it is lost, and `stay` gives the
+/// same board (stones keep their colour by index). Nothing is added when the
+/// moves hold a choice already or stop before it.
+fn restore_choice(rules: Rules, headers: &[(String, String)], moves: &mut Vec<Point>) {
+    let Some(opening) = rules.colour_choice() else { return };
+    let at = match opening {
+        ColourChoice::AfterFour => 4,
+        ColourChoice::Swap2 => 3,
+    };
+    if moves.len() < at || moves.iter().any(|p| p.is_choice()) {
+        return;
+    }
+    let swapped = rules.variant() == Variant::DPente
+        && headers.iter().any(|(k, v)| k.eq_ignore_ascii_case(SWAPPED_HEADER) && v.trim().eq_ignore_ascii_case("yes"));
+    moves.insert(at, if swapped { Point::SWAP } else { Point::STAY });
 }
 
 /// Whether pente.org writes the variant's games with `[Rated "N"]`: an
@@ -58,11 +86,13 @@ fn headers_variant(headers: &[(String, String)]) -> Option<Variant> {
 }
 
 /// The variant a `Game` header names, case-insensitively: pente.org's names
-/// (`Pente`, `Keryo-Pente`, `G-Pente`, `Poof-Pente`, `Boat-Pente`, `O-Pente`, `Gomoku`, with their `Speed` and
-/// `Turn-based` forms), our own names (`free-pente`, `free-keryo`,
-/// `gomoku-exact`, `keryo`), with spaces, hyphens or underscores. `None` for
-/// other games (D-Pente, Swap2, Connect6, ...). A `[Rated
-/// "N"]` header makes Pente and Keryo-Pente free; the reader applies it.
+/// (`Pente`, `Keryo-Pente`, `G-Pente`, `D-Pente`, `DK-Pente`, `Poof-Pente`,
+/// `Boat-Pente`, `O-Pente`, `Swap2-Pente`, `Swap2-Keryo`, `Connect6`,
+/// `Gomoku`, with their `Speed` and `Turn-based` forms), our own names
+/// (`free-pente`, `free-keryo`, `gomoku-exact`, `keryo`, ...), with spaces,
+/// hyphens or underscores. `None` for other games (Go, Renju, ...). A
+/// `[Rated "N"]` header makes Pente, Keryo-Pente, Poof-Pente, Boat-Pente and
+/// O-Pente free; the reader applies it.
 ///
 /// Note: pente.org's own Gomoku counts only exactly five (its server sets
 /// `allowOverlines(false)`), which is our `gomoku-exact`; `Gomoku` is read as
@@ -87,6 +117,11 @@ pub fn variant_from_game_name(name: &str) -> Option<Variant> {
         "free-o-pente" => Some(Variant::FreeOPente),
         "gomoku" => Some(Variant::Gomoku),
         "gomoku-exact" => Some(Variant::GomokuExact),
+        "d-pente" => Some(Variant::DPente),
+        "dk-pente" => Some(Variant::DkPente),
+        "swap2-pente" => Some(Variant::Swap2Pente),
+        "swap2-keryo" => Some(Variant::Swap2Keryo),
+        "connect6" => Some(Variant::Connect6),
         _ => None,
     }
 }
@@ -171,7 +206,7 @@ impl PgnGames<'_> {
             }
         };
 
-        let mut text = MoveText::default();
+        let mut text = MoveText::new(meta.rules);
         while let Some((index, line)) = self.lines.next_if(|(_, line)| !is_header_line(line)) {
             if let Err(err) = text.feed(line, index + 1) {
                 self.recovering = Some(true);
@@ -187,14 +222,9 @@ impl PgnGames<'_> {
             (None, Some(token)) => token.result,
             (None, None) => None,
         };
-        Some(Ok(GameRecord {
-            headers,
-            rules: meta.rules,
-            moves: text.moves,
-            result,
-            termination: text.termination,
-            line: start,
-        }))
+        let mut moves = text.moves;
+        restore_choice(meta.rules, &headers, &mut moves);
+        Some(Ok(GameRecord { headers, rules: meta.rules, moves, result, termination: text.termination, line: start }))
     }
 }
 
@@ -347,6 +377,18 @@ fn synced_headers(record: &GameRecord) -> Vec<(String, String)> {
     {
         headers[i].1 = record.result.map_or("*", GameResult::token).to_string();
     }
+    // The move text holds no choice: D-Pente's goes in its header, as
+    // pente.org writes it.
+    let choice = record.moves.iter().find(|p| p.is_choice());
+    if variant == Variant::DPente
+        && let Some(&choice) = choice
+    {
+        let value = if choice == Point::SWAP { "Yes" } else { "No" };
+        match position(&headers, SWAPPED_HEADER) {
+            Some(i) => headers[i].1 = value.to_string(),
+            None => headers.push((SWAPPED_HEADER.to_string(), value.to_string())),
+        }
+    }
     headers
 }
 
@@ -385,7 +427,10 @@ mod tests {
             assert_eq!(game_name(unrated), name);
             assert!(self::unrated(unrated) && unrated.name().starts_with("free-"), "{unrated}");
         }
-        for other in ["D-Pente", "Swap2-Pente", "Connect6", "Renju", ""] {
+        assert_eq!(variant_from_game_name("Speed DK-Pente"), Some(Variant::DkPente));
+        assert_eq!(variant_from_game_name("Turn-based Swap2-Keryo"), Some(Variant::Swap2Keryo));
+        assert_eq!(variant_from_game_name("connect6"), Some(Variant::Connect6));
+        for other in ["Go", "Renju", "Swap2-Gomoku", ""] {
             assert_eq!(variant_from_game_name(other), None, "{other}");
         }
     }

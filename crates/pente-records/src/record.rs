@@ -147,7 +147,8 @@ pub struct GameRecord {
     pub headers: Vec<(String, String)>,
     /// The rules the game is played under.
     pub rules: Rules,
-    /// The stones placed, in order, White first.
+    /// The moves, in order: the stones placed, White first, and in D-Pente
+    /// and Swap2 the colour choices (`swap`, `stay`, `pass`).
     pub moves: Vec<Point>,
     /// The stated result, `None` when open or unknown (`*`, `?`, or none given).
     pub result: Option<GameResult>,
@@ -207,14 +208,10 @@ impl GameRecord {
         self.rules.variant()
     }
 
-    /// The player to move after the recorded moves.
+    /// The colour of the next stone after the recorded moves.
     #[must_use]
     pub fn side_to_move(&self) -> Color {
-        side_to_move(self.moves.len())
+        let stones = self.moves.iter().filter(|p| !p.is_choice()).count();
+        self.rules.colour_of_stone(stones as u32)
     }
-}
-
-/// The player to move after `plies` stones: White first.
-pub(crate) const fn side_to_move(plies: usize) -> Color {
-    if plies.is_multiple_of(2) { Color::White } else { Color::Black }
 }

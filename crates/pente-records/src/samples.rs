@@ -8,9 +8,11 @@
 //!   FNV-1a checksum of the payload. The payload is `u64` game id, `u8`
 //!   variant (index in [`Variant::ALL`]), `u8` size, `i8` result (1 White,
 //!   -1 Black, 0 draw), `u8` zero, `u16` move count and the moves as `u16`
-//!   dense indices (`y * size + x`), `u16` sample count, and per sample `u16`
-//!   ply (moves played before the position), `u16` entry count and entries of
-//!   `u16` dense index and `u16` probability in 1/65535.
+//!   dense indices (`y * size + x`; the colour choices `swap`, `stay` and
+//!   `pass` of D-Pente and Swap2 as `0xFFF0`, `0xFFF1` and `0xFFF2`), `u16`
+//!   sample count, and per sample `u16` ply (moves played before the
+//!   position, choices included), `u16` entry count and entries of `u16`
+//!   dense index and `u16` probability in 1/65535.
 //!
 //! A chunk is written whole or, after a crash, detected as cut short, so a
 //! file can always be truncated back to its complete games.
@@ -32,7 +34,8 @@ pub const SAMPLES_HEADER_LEN: u64 = 16;
 /// One position of a game with its policy target.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PositionSample {
-    /// Moves played before the position.
+    /// Moves played before the position (an index into the game's moves,
+    /// colour choices included).
     pub ply: u32,
     /// Target probabilities of moves (sum to about 1).
     pub policy: Vec<(Point, f32)>,
@@ -115,15 +118,15 @@ pub fn write_game_samples(w: &mut impl Write, game: &GameSamples) -> io::Result<
     payload.extend_from_slice(&[variant as u8, size, result as u8, 0]);
     let count = |n: usize| u16::try_from(n).expect("fewer than 65536 entries");
     payload.extend_from_slice(&count(game.moves.len()).to_le_bytes());
-    for point in &game.moves {
-        payload.extend_from_slice(&count(point.dense_index(size)).to_le_bytes());
+    for &point in &game.moves {
+        payload.extend_from_slice(&move_code(point, size).to_le_bytes());
     }
     payload.extend_from_slice(&count(game.samples.len()).to_le_bytes());
     for sample in &game.samples {
         payload.extend_from_slice(&count(sample.ply as usize).to_le_bytes());
         payload.extend_from_slice(&count(sample.policy.len()).to_le_bytes());
         for &(point, p) in &sample.policy {
-            payload.extend_from_slice(&count(point.dense_index(size)).to_le_bytes());
+            payload.extend_from_slice(&move_code(point, size).to_le_bytes());
             let q = (p.clamp(0.0, 1.0) * 65535.0).round() as u16;
             payload.extend_from_slice(&q.to_le_bytes());
         }
@@ -239,6 +242,22 @@ impl Bytes<'_> {
     }
 }
 
+/// The code of the first colour choice (`swap`); `stay` and `pass` follow.
+const CHOICE_CODE: u16 = 0xFFF0;
+
+/// A move as stored: its dense index, or a colour choice's code.
+fn move_code(point: Point, size: u8) -> u16 {
+    match point.choice() {
+        Some(choice) => CHOICE_CODE + choice as u16,
+        None => u16::try_from(point.dense_index(size)).expect("a board has fewer than 65536 points"),
+    }
+}
+
+/// The colour choice a stored code stands for, if it is one.
+fn choice_of_code(code: u16) -> Option<Point> {
+    pente_core::Choice::ALL.into_iter().find(|&c| CHOICE_CODE + c as u16 == code).map(pente_core::Choice::point)
+}
+
 fn decode(payload: &[u8]) -> Result<GameSamples, String> {
     let mut b = Bytes(payload);
     let game_id = u64::from_le_bytes(b.take()?);
@@ -251,8 +270,11 @@ fn decode(payload: &[u8]) -> Result<GameSamples, String> {
         0 => GameResult::Draw,
         other => return Err(format!("bad result {other}")),
     };
-    let point =
-        |index: u16| Point::from_dense_index(usize::from(index), size).ok_or(format!("point {index} off the board"));
+    let point = |index: u16| {
+        choice_of_code(index)
+            .or_else(|| Point::from_dense_index(usize::from(index), size))
+            .ok_or(format!("point {index} off the board"))
+    };
     let moves = (0..b.u16()?).map(|_| point(b.u16()?)).collect::<Result<Vec<_>, _>>()?;
     let mut samples = Vec::new();
     for _ in 0..b.u16()? {

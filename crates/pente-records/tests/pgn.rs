@@ -181,10 +181,10 @@ fn bad_move_token_names_its_line_and_move() {
 
 #[test]
 fn unknown_game_names_its_line() {
-    let err = parse_pgn("[Site \"Pente.org\"]\n[Game \"D-Pente\"]\n\n1. K10 *\n").unwrap_err();
+    let err = parse_pgn("[Site \"Pente.org\"]\n[Game \"Renju\"]\n\n1. K10 *\n").unwrap_err();
     assert_eq!(err.line, 2);
-    assert_eq!(err.kind, ParseErrorKind::UnknownGame { name: "D-Pente".into() });
-    assert!(err.to_string().contains("unknown game `D-Pente`"), "{err}");
+    assert_eq!(err.kind, ParseErrorKind::UnknownGame { name: "Renju".into() });
+    assert!(err.to_string().contains("unknown game `Renju`"), "{err}");
 }
 
 #[test]
@@ -260,8 +260,11 @@ impl Lcg {
 fn random_records_round_trip() {
     let mut rng = Lcg(7);
     let mut records = Vec::new();
+    // pente.org's PGN keeps no colour choice (another test covers those variants).
+    let variants: Vec<Variant> =
+        Variant::ALL.into_iter().filter(|&v| Rules::new(v, 19).unwrap().colour_choice().is_none()).collect();
     for i in 0..60 {
-        let variant = Variant::ALL[i % Variant::ALL.len()];
+        let variant = variants[i % variants.len()];
         let rules = Rules::new(variant, [7, 13, 19][i % 3]).unwrap();
         let mut game = Game::new(rules);
         let plies = rng.below(120);
@@ -382,4 +385,50 @@ fn every_variant_has_a_golden_pgn_that_round_trips() {
         assert_eq!(games[0].result, Some(GameResult::from_winner(outcome.winner)), "{}", path.display());
         assert_eq!(write_pgn(&games), text, "{} writes back unchanged", path.display());
     }
+}
+
+/// pente.org's PGN holds no colour choice: D-Pente's goes in the
+/// `Player's Swapped?` header and comes back from it; DK-Pente's and
+/// Swap2's are lost, and read back as `stay`, which gives the same board.
+#[test]
+fn colour_choices_leave_the_move_text_and_come_back() {
+    let d_pente = Rules::new(Variant::DPente, 19).unwrap();
+    for (choice, header) in [("swap", "Yes"), ("stay", "No")] {
+        let game = Game::from_move_list(d_pente, &format!("K10 L10 M10 N10 {choice} O10")).unwrap();
+        let text = write_pgn(&[GameRecord::from_game(&game)]);
+        assert!(text.starts_with("[Game \"D-Pente\"]\n"), "{text}");
+        assert!(text.contains(&format!("[Player's Swapped? \"{header}\"]\n")), "{text}");
+        assert!(text.contains("\n1. K10 L10 2. M10 N10 3. O10 *\n"), "{text}");
+        let back = parse_pgn(&text).unwrap();
+        assert_eq!(back[0].moves, game.moves(), "{text}");
+        assert_eq!(write_pgn(&back), text);
+    }
+    // Without the header (or with "No"): stay.
+    let read = parse_pgn("[Game \"D-Pente\"]\n\n1. K10 L10 2. M10 N10 3. O10 *\n").unwrap();
+    assert_eq!(read[0].moves[4], Point::STAY);
+    // Swap2 after a pass: the record keeps the stones only.
+    let swap2 = Rules::new(Variant::Swap2Keryo, 19).unwrap();
+    let game = Game::from_move_list(swap2, "K10 L10 M10 pass A1 A2 swap A3").unwrap();
+    let text = write_pgn(&[GameRecord::from_game(&game)]);
+    assert!(text.starts_with("[Game \"Swap2-Keryo\"]\n") && !text.contains("Swapped"), "{text}");
+    let back = parse_pgn(&text).unwrap();
+    let replayed = Game::from_moves(swap2, back[0].moves.iter().copied()).unwrap();
+    assert_eq!(back[0].moves[3], Point::STAY);
+    assert_eq!(replayed.position().board_rows(), game.position().board_rows());
+    // A game that stops before the choice gets none.
+    let short = parse_pgn("[Game \"Swap2-Pente\"]\n\n1. K10 L10 *\n").unwrap();
+    assert_eq!(short[0].moves.len(), 2);
+}
+
+/// Connect6 numbers its stones in pairs, like every PGN game, whatever
+/// the turns; a resignation names the colour of the next stone.
+#[test]
+fn connect6_records_number_stones_in_pairs() {
+    let rules = Rules::new(Variant::Connect6, 19).unwrap();
+    let game = Game::from_move_list(rules, "K10 A1 A2 B1 B2").unwrap();
+    let text = write_pgn(&[GameRecord::from_game(&game)]);
+    assert!(text.starts_with("[Game \"Connect6\"]\n") && text.contains("\n1. K10 A1 2. A2 B1 3. B2 *\n"), "{text}");
+    let resigned = parse_pgn("[Game \"Connect6\"]\n\n1. K10 A1 2. A2 B1 3. B2 Resign *\n").unwrap();
+    // Stones 2-3 are Black's, 4-5 White's: the sixth is Black's.
+    assert_eq!(resigned[0].termination.unwrap().by(), Color::Black);
 }

@@ -71,16 +71,18 @@ fn threat(position: &Position, p: Point, color: Color) -> Threat {
         let length = 1 + a + b;
         let opens = u8::from(open_a) + u8::from(open_b);
         let five = match rules.line_win() {
-            LineWin::FiveOrMore => length >= 5,
+            LineWin::FiveOrMore | LineWin::SixOrMore => length >= i32::from(rules.win_length()),
             LineWin::ExactlyFive => length == 5,
         };
+        // A "four" is one stone short of the winning line (five in Connect6).
+        let short = i32::from(rules.win_length()) - length;
         if five {
             threat.wins = true;
-        } else if length == 4 && opens == 2 {
+        } else if short == 1 && opens == 2 {
             threat.open_fours += 1;
-        } else if length == 4 && opens == 1 {
+        } else if short == 1 && opens == 1 {
             threat.fours += 1;
-        } else if length == 3 && opens == 2 {
+        } else if short == 2 && opens == 2 {
             threat.open_threes += 1;
         }
     }
@@ -121,7 +123,9 @@ impl HeuristicEvaluator {
         let mut policy = vec![0.0; position.rules().area()];
         let mut scores = Vec::new();
         let (mut best_mine, mut best_theirs, mut their_wins) = (0.0f32, 0.0f32, 0);
-        for p in position.legal_moves() {
+        // A colour choice has no slot in the policy: the search spreads its
+        // prior evenly over the choices.
+        for p in position.legal_moves().filter(|p| !p.is_choice()) {
             let score = if position.ply() > 0 && !near_stones(position, p) {
                 -20.0
             } else {

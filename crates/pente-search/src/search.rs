@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use pente_core::{Point, Position};
+use pente_core::{Color, Point, Position};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Gamma, Gumbel};
@@ -29,6 +29,15 @@ pub enum Proof {
 }
 
 impl Proof {
+    /// The same result seen by the other player.
+    fn flipped(self) -> Proof {
+        match self {
+            Proof::Win => Proof::Loss,
+            Proof::Loss => Proof::Win,
+            other => other,
+        }
+    }
+
     /// The exact value for the mover into the node, if proven.
     fn value(self) -> Option<f32> {
         match self {
@@ -67,11 +76,27 @@ struct Node {
     /// Sum of backed-up values for the player who moved into this node.
     value_sum: f64,
     proof: Proof,
+    /// Whether the player to act here is not the one who moved into it:
+    /// true but for the second stone of a Connect6 turn and a colour choice
+    /// that leaves the chooser to place the next stone. The root's values
+    /// are kept for the other player, as if the turn passed into it.
+    turn_passes: bool,
 }
 
 impl Node {
-    fn new(proof: Proof) -> Node {
-        Node { state: NodeState::Leaf, edges: Vec::new(), visits: 0, in_flight: 0, value_sum: 0.0, proof }
+    fn new(proof: Proof, turn_passes: bool) -> Node {
+        Node { state: NodeState::Leaf, edges: Vec::new(), visits: 0, in_flight: 0, value_sum: 0.0, proof, turn_passes }
+    }
+
+    /// A value for the player who moved into this node, as the player to act
+    /// here sees it, and the other way round.
+    fn for_actor(&self, value: f32) -> f32 {
+        if self.turn_passes { -value } else { value }
+    }
+
+    /// The proof for the player to act here.
+    fn actor_proof(&self) -> Proof {
+        if self.turn_passes { self.proof.flipped() } else { self.proof }
     }
 
     /// Mean value for the mover into this node, virtual losses counted.
@@ -143,17 +168,15 @@ pub struct SearchResult {
     /// When `proof` is a win or a loss: a line to the end of the game from
     /// the best move on, the loser's moves the most stubborn seen.
     pub proven_line: Vec<Point>,
+    /// The winner's moves in `proven_line` (Connect6 turns are two).
+    winner_moves: Option<usize>,
 }
 
 impl SearchResult {
     /// The winner's moves left in [`SearchResult::proven_line`] (win or loss in N).
     #[must_use]
     pub fn moves_to_end(&self) -> Option<usize> {
-        match self.proof {
-            Proof::Win if !self.proven_line.is_empty() => Some(self.proven_line.len().div_ceil(2)),
-            Proof::Loss if !self.proven_line.is_empty() => Some(self.proven_line.len() / 2),
-            _ => None,
-        }
+        self.winner_moves
     }
 }
 
@@ -222,7 +245,8 @@ impl Search {
 
     fn reset_tree(&mut self) {
         self.nodes.clear();
-        self.nodes.push(Node::new(terminal_proof(&self.root_position)));
+        let mover = self.root_position.ply().checked_sub(1).map(|k| self.root_position.rules().colour_of_stone(k));
+        self.nodes.push(Node::new(terminal_proof(&self.root_position, mover), true));
         self.root_priors = None;
         self.gumbel = None;
         self.root_read = false;
@@ -315,7 +339,7 @@ impl Search {
     /// Runs the solver on the root once: a win it proves ends the search.
     fn read_root(&mut self) {
         self.root_read = true;
-        if !self.params.tactics.enabled || self.nodes[ROOT as usize].proof != Proof::Unknown {
+        if !self.reads(&self.root_position) || self.nodes[ROOT as usize].proof != Proof::Unknown {
             return;
         }
         let start = Instant::now();
@@ -335,7 +359,7 @@ impl Search {
     /// VCF and a few hundred visits do not see are caught here.
     pub fn verify_best_moves(&mut self) {
         let tactics = &self.params.tactics;
-        if self.verified || !tactics.enabled || tactics.verify_moves == 0 {
+        if self.verified || !self.reads(&self.root_position) || tactics.verify_moves == 0 {
             return;
         }
         self.verified = true;
@@ -349,7 +373,7 @@ impl Search {
             let mut after = self.root_position.clone();
             after.play_unchecked(point);
             // An unvisited move gets its node, to carry the proof.
-            let child = self.child_node(ROOT, i, &after);
+            let child = self.child_node(ROOT, i, &self.root_position.clone(), &after);
             if self.nodes[child as usize].proof != Proof::Unknown {
                 return;
             }
@@ -364,6 +388,13 @@ impl Search {
             self.nodes[child as usize].proof = Proof::Loss;
             self.update_proof(ROOT);
         }
+    }
+
+    /// Whether the solver reads `position`: when it is on, and once the
+    /// players hold their colours (the solver plays colours, and before a
+    /// colour choice the player placing a stone may not end up with it).
+    fn reads(&self, position: &Position) -> bool {
+        self.params.tactics.enabled && crate::solver::sound_at(position)
     }
 
     /// Immediate wins, threats that cannot be stopped, and short forced wins
@@ -421,7 +452,7 @@ impl Search {
             }
             let leaf = *request.path.last().expect("a path has the root");
             self.expand(leaf, &request.position, &evaluation, request.forced.as_deref());
-            self.backup(&request.path, evaluation.value);
+            self.backup(&request.path, value_for_actor(&request.position, evaluation.value));
         }
         assert!(evaluations.next().is_none(), "one evaluation per pending leaf");
     }
@@ -436,19 +467,21 @@ impl Search {
         loop {
             let current = &self.nodes[node as usize];
             if let Some(value) = current.proof.value() {
-                // Decided: the exact value, for the side to move here.
-                self.backup(&path, -value);
+                // Decided: the exact value, for the player to act here.
+                self.backup(&path, current.for_actor(value));
                 return true;
             }
             match current.state {
                 NodeState::Pending => return false,
                 NodeState::Leaf => {
                     let mut forced = None;
-                    if self.params.tactics.enabled {
+                    if self.reads(&position) {
                         match self.read_leaf(&position, node == ROOT) {
                             LeafTactics::Decided(value) => {
                                 // The proof is for the player who moved into the leaf.
-                                self.nodes[node as usize].proof = if value > 0.0 { Proof::Loss } else { Proof::Win };
+                                let leaf = &mut self.nodes[node as usize];
+                                let for_actor = if value > 0.0 { Proof::Win } else { Proof::Loss };
+                                leaf.proof = if leaf.turn_passes { for_actor.flipped() } else { for_actor };
                                 self.backup(&path, value);
                                 return true;
                             }
@@ -458,7 +491,7 @@ impl Search {
                     }
                     if let Some(evaluation) = self.cache.get(&position.hash()).cloned() {
                         self.expand(node, &position, &evaluation, forced.as_deref());
-                        self.backup(&path, evaluation.value);
+                        self.backup(&path, value_for_actor(&position, evaluation.value));
                         return true;
                     }
                     self.nodes[node as usize].state = NodeState::Pending;
@@ -471,8 +504,9 @@ impl Search {
                 NodeState::Expanded => {
                     let Some(edge) = self.select(node) else { return false };
                     let point = self.nodes[node as usize].edges[edge].point;
+                    let before = position.clone();
                     position.play_unchecked(point);
-                    let child = self.child_node(node, edge, &position);
+                    let child = self.child_node(node, edge, &before, &position);
                     path.push(child);
                     node = child;
                 }
@@ -481,13 +515,14 @@ impl Search {
     }
 
     /// The node that edge `edge` of `node` leads to, created on first use;
-    /// `after` is the position there.
-    fn child_node(&mut self, node: u32, edge: usize, after: &Position) -> u32 {
+    /// `before` is the position at `node` and `after` the one there.
+    fn child_node(&mut self, node: u32, edge: usize, before: &Position, after: &Position) -> u32 {
         if let Some(child) = self.nodes[node as usize].edges[edge].child {
             return child;
         }
         let child = self.nodes.len() as u32;
-        self.nodes.push(Node::new(terminal_proof(after)));
+        let stone = (after.ply() > before.ply()).then(|| before.to_move());
+        self.nodes.push(Node::new(terminal_proof(after, stone), after.actor() != before.actor()));
         self.nodes[node as usize].edges[edge].child = Some(child);
         child
     }
@@ -502,8 +537,8 @@ impl Search {
         let parent_n = parent.visits + parent.in_flight;
         let c = self.params.c_puct + ((1.0 + parent_n as f32 + self.params.c_puct_base) / self.params.c_puct_base).ln();
         let explore = c * (parent_n.max(1) as f32).sqrt();
-        // First-play urgency from the parent's value for its side to move.
-        let parent_q = parent.q().map_or(0.0, |q| -q);
+        // First-play urgency from the parent's value for its player to act.
+        let parent_q = parent.q().map_or(0.0, |q| parent.for_actor(q));
         let visited_mass: f32 = parent
             .edges
             .iter()
@@ -611,7 +646,12 @@ impl Search {
             .filter(|p| forced.is_none_or(|moves| moves.contains(p)))
             .map(|point| Edge {
                 point,
-                prior: evaluation.policy.get(point.dense_index(size)).copied().unwrap_or(0.0).max(0.0),
+                // A colour choice has no policy slot: the choices share the prior.
+                prior: if point.is_choice() {
+                    1.0
+                } else {
+                    evaluation.policy.get(point.dense_index(size)).copied().unwrap_or(0.0).max(0.0)
+                },
                 child: None,
             })
             .collect();
@@ -626,7 +666,7 @@ impl Search {
         // node is then proven. Only moves next to a stone can win.
         let mover = position.to_move();
         let winning = edges.iter().position(|edge| {
-            touches_stone(position, edge.point) && {
+            !edge.point.is_choice() && touches_stone(position, edge.point) && {
                 let mut next = position.clone();
                 next.play_unchecked(edge.point);
                 next.outcome().is_some_and(|o| o.winner == Some(mover))
@@ -634,7 +674,7 @@ impl Search {
         });
         if let Some(i) = winning {
             edges[i].child = Some(self.nodes.len() as u32);
-            self.nodes.push(Node::new(Proof::Win));
+            self.nodes.push(Node::new(Proof::Win, true));
         }
         let n = &mut self.nodes[node as usize];
         n.edges = edges;
@@ -679,15 +719,17 @@ impl Search {
         }
     }
 
-    /// Adds a leaf value (for the side to move at the leaf) along `path`, then
-    /// updates proofs from the leaf up.
+    /// Adds a leaf value (for the player to act at the leaf) along `path`,
+    /// then updates proofs from the leaf up.
     fn backup(&mut self, path: &[u32], leaf_value: f32) {
-        let mut value = -f64::from(leaf_value);
+        // Each node keeps the value for the player who moved into it, which
+        // is the player to act at its parent.
+        let mut value = leaf_value;
         for &node in path.iter().rev() {
             let n = &mut self.nodes[node as usize];
+            value = n.for_actor(value);
             n.visits += 1;
-            n.value_sum += value;
-            value = -value;
+            n.value_sum += f64::from(value);
         }
         for &node in path.iter().rev() {
             if !self.update_proof(node) {
@@ -707,22 +749,27 @@ impl Search {
         }
         let mut all_decided = true;
         let mut any_draw = false;
+        // The children's proofs are for the player to act here.
+        let mut for_actor = None;
         for edge in &n.edges {
             match edge.child.map_or(Proof::Unknown, |c| self.nodes[c as usize].proof) {
-                // The side to move here has a winning move: the mover into here loses.
                 Proof::Win => {
-                    self.nodes[node as usize].proof = Proof::Loss;
-                    return true;
+                    for_actor = Some(Proof::Win);
+                    break;
                 }
                 Proof::Loss => {}
                 Proof::Draw => any_draw = true,
                 Proof::Unknown => all_decided = false,
             }
         }
-        if !all_decided {
-            return false;
-        }
-        self.nodes[node as usize].proof = if any_draw { Proof::Draw } else { Proof::Win };
+        let proof = match for_actor {
+            Some(win) => win,
+            None if !all_decided => return false,
+            None if any_draw => Proof::Draw,
+            None => Proof::Loss,
+        };
+        let n = &mut self.nodes[node as usize];
+        n.proof = if n.turn_passes { proof.flipped() } else { proof };
         true
     }
 
@@ -768,16 +815,40 @@ impl Search {
                 .then(b.prior.total_cmp(&a.prior))
                 .then(a.point.cmp(&b.point))
         });
-        let proof = match root.proof {
-            // The root's proof is for the mover into the root; flip it.
-            Proof::Win => Proof::Loss,
-            Proof::Loss => Proof::Win,
-            other => other,
-        };
+        let proof = root.actor_proof();
         let value = proof.value().or_else(|| root.q().map(|q| -q)).unwrap_or(0.0);
         let proven_line =
             if matches!(proof, Proof::Win | Proof::Loss) { self.proven_line(best_move) } else { Vec::new() };
-        SearchResult { best_move, value, proof, visits: root.visits, candidates, policy_target, proven_line }
+        let winner_moves = self.winner_moves(proof, &proven_line);
+        SearchResult {
+            best_move,
+            value,
+            proof,
+            visits: root.visits,
+            candidates,
+            policy_target,
+            proven_line,
+            winner_moves,
+        }
+    }
+
+    /// The moves of the winner in `line` from the root: the player to act
+    /// at the root if `proof` is a win, the other if a loss.
+    fn winner_moves(&self, proof: Proof, line: &[Point]) -> Option<usize> {
+        let root_actor = self.root_position.actor();
+        let winner = match proof {
+            _ if line.is_empty() => return None,
+            Proof::Win => root_actor,
+            Proof::Loss => root_actor.other(),
+            _ => return None,
+        };
+        let mut position = self.root_position.clone();
+        let mut count = 0;
+        for &point in line {
+            count += usize::from(position.actor() == winner);
+            position.play_unchecked(point);
+        }
+        Some(count)
     }
 
     /// A line to the end of a proven game: the solver's from the root, or
@@ -796,7 +867,7 @@ impl Search {
             let visits_of = |e: &Edge| e.child.map_or(0, |c| self.nodes[c as usize].visits);
             let pick = if node == ROOT {
                 n.edges.iter().find(|e| Some(e.point) == best_move)
-            } else if n.proof == Proof::Loss {
+            } else if n.actor_proof() == Proof::Win {
                 n.edges.iter().find(|e| proof_of(e) == Proof::Win)
             } else {
                 n.edges.iter().filter(|e| e.child.is_some()).max_by_key(|e| visits_of(e))
@@ -912,7 +983,7 @@ impl Search {
             }
         }
         for &n in &order {
-            let mut node = std::mem::replace(&mut old[n as usize], Node::new(Proof::Unknown));
+            let mut node = std::mem::replace(&mut old[n as usize], Node::new(Proof::Unknown, true));
             node.in_flight = 0;
             if node.state == NodeState::Pending {
                 node.state = NodeState::Leaf;
@@ -976,14 +1047,30 @@ fn touches_stone(position: &Position, p: Point) -> bool {
 }
 
 /// The proof of a node from its position alone: a finished game is decided
-/// for the player who moved into it.
-fn terminal_proof(position: &Position) -> Proof {
+/// for the player who moved into it, who placed the last stone, of colour
+/// `stone` (no game ends on a colour choice).
+fn terminal_proof(position: &Position, stone: Option<Color>) -> Proof {
     match position.outcome() {
         None => Proof::Unknown,
         Some(outcome) => match outcome.winner {
             None => Proof::Draw,
-            Some(winner) if winner == position.to_move() => Proof::Loss,
-            Some(_) => Proof::Win,
+            Some(winner) if Some(winner) == stone => Proof::Win,
+            Some(_) => Proof::Loss,
         },
+    }
+}
+
+/// An evaluator's value, for the colour of the next stone, as the value for
+/// the player to act. Once the players hold their colours the two agree.
+/// Before the colour choice of D-Pente or Swap2 the chooser will take the
+/// better side, so the chooser gets the better of the two values and the
+/// player placing the opening stones the worse.
+fn value_for_actor(position: &Position, value: f32) -> f32 {
+    if position.seats_decided() {
+        value
+    } else if position.choice_pending().is_some() {
+        value.abs()
+    } else {
+        -value.abs()
     }
 }

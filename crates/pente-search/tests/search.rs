@@ -309,3 +309,53 @@ fn checking_the_best_moves_finds_the_defence_against_a_three() {
     let lost = result.candidates.iter().filter(|c| c.proof == Proof::Loss).count();
     assert!(lost > 100, "the checks prove the moves before it lost ({lost})");
 }
+
+fn replay(variant: Variant, moves: &str) -> Position {
+    Game::from_move_list(Rules::new(variant, 19).unwrap(), moves).unwrap().position().clone()
+}
+
+#[test]
+fn connect6_two_stones_of_a_turn_make_a_proven_six() {
+    // White (K10, then A1 A2, A3 A4) to place two stones: A5 and A6 make six.
+    let position = replay(Variant::Connect6, "K10 T1 T3 A1 A2 T5 T7 A3 A4 T9 T11");
+    let result = Search::new(position.clone(), params(200), 1).run(&HeuristicEvaluator::default());
+    assert_eq!(result.proof, Proof::Win, "{result:?}");
+    let best = result.best_move.unwrap();
+    assert!(best == p("A5") || best == p("A6"), "played {best}");
+    // The second stone of the turn is the same player's: it wins at once.
+    let mut after = position.clone();
+    after.play(best).unwrap();
+    let result = Search::new(after, params(50), 1).run(&HeuristicEvaluator::default());
+    assert_eq!((result.proof, result.value), (Proof::Win, 1.0));
+}
+
+#[test]
+fn connect6_the_opponent_blocks_a_five_with_one_of_two_stones() {
+    // White has A1-A5 open at A6 only (A0 is off the board); Black must block.
+    let position = replay(Variant::Connect6, "K10 T1 T3 A1 A2 T5 T7 A3 A4 T9 T11 A5 M12");
+    let result = Search::new(position, params(300), 1).run(&HeuristicEvaluator::default());
+    assert_eq!(result.best_move, Some(p("A6")), "{:?}", result.candidates.iter().take(3).collect::<Vec<_>>());
+    assert_ne!(result.proof, Proof::Loss);
+}
+
+#[test]
+fn the_chooser_takes_the_better_colour() {
+    let heuristic = HeuristicEvaluator::default();
+    // D-Pente: White's K10 L10 in the centre, Black's stones on the edge,
+    // White to place stone 5: the second player swaps to take White.
+    let d = replay(Variant::DPente, "K10 A1 L10 A3");
+    let result = Search::new(d.clone(), params(200), 1).run(&heuristic);
+    assert_eq!(result.best_move, Some(Point::SWAP), "{:?}", result.candidates);
+    let value = |choice: Point| result.candidates.iter().find(|c| c.point == choice).and_then(|c| c.value).unwrap();
+    assert!(value(Point::SWAP) > value(Point::STAY), "{:?}", result.candidates);
+    // Swap2 after a pass: White's open three, Black to place stone 6. The
+    // first player, choosing, keeps White (stay) rather than take Black.
+    let swap2 = replay(Variant::Swap2Pente, "K10 A1 L10 pass A3 M10");
+    let result = Search::new(swap2, params(200), 1).run(&heuristic);
+    assert_eq!(result.best_move, Some(Point::STAY), "{:?}", result.candidates);
+    // The opener, placing stone 4 before the choice, gets the worse side.
+    let opener = replay(Variant::DPente, "K10 A1 L10");
+    let result = Search::new(opener, params(200), 1).run(&heuristic);
+    assert!(result.value <= 0.0, "the opener cannot gain: {}", result.value);
+    assert!(!result.best_move.unwrap().is_choice());
+}

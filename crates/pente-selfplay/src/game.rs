@@ -127,14 +127,25 @@ impl GameInProgress {
             return;
         }
         let result = self.search.result();
-        let mover = self.game.position().to_move();
-        let ply = self.game.position().ply();
-        if config.resign.enabled && result.value < config.resign.threshold {
+        let position = self.game.position();
+        let mover = position.to_move();
+        let ply = position.ply();
+        // A sample is a position and the moves before it, colour choices included.
+        let moves_before = self.game.moves().len() as u32;
+        // Before the colour choice of D-Pente or Swap2 the value is not a
+        // colour's, and a colour choice has no place in the network's
+        // policy: no resigning there, and no sample of a choice.
+        let seats_decided = position.seats_decided();
+        let choosing = position.choice_pending().is_some();
+        if config.resign.enabled && seats_decided && result.value < config.resign.threshold {
             self.losing_streak[mover.index()] += 1;
         } else {
             self.losing_streak[mover.index()] = 0;
         }
-        if config.resign.enabled && self.losing_streak[mover.index()] >= config.resign.consecutive.max(1) {
+        if config.resign.enabled
+            && seats_decided
+            && self.losing_streak[mover.index()] >= config.resign.consecutive.max(1)
+        {
             if !self.no_resign {
                 self.resigned = Some(mover);
                 return;
@@ -146,8 +157,8 @@ impl GameInProgress {
         let point = self.search.sample_move(&result, temperature).expect("a game that goes on has a move");
         let mut policy = result.policy_target;
         policy.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        if self.full_search {
-            self.samples.push(PositionSample { ply, policy: policy.clone() });
+        if self.full_search && !choosing {
+            self.samples.push(PositionSample { ply: moves_before, policy: policy.clone() });
         }
         self.moves.push(JsonMove { point, value: result.value, visits: result.visits, policy });
         self.game.play(point).expect("the search plays legal moves");

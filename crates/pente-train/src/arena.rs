@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pente_core::{Color, EndReason, Game, Rules};
+use pente_core::{Color, EndReason, Game, Rules, Seat};
 use pente_external::{TextPente, TextPenteConfig};
 use pente_ort::Backend;
 use pente_records::{Captures, DATASET_SCHEMA, GameEnd, GameResult, JsonGame, JsonMove};
@@ -342,14 +342,22 @@ struct ArenaGame {
     game: Game,
     /// `sides[0]` is A's.
     sides: [Side; 2],
-    /// Colour A plays.
-    a_color: Color,
+    /// A's seat: the first player (White, but where the players choose
+    /// colours after the opening stones) or the second.
+    a_seat: Seat,
     moves: Vec<JsonMove>,
 }
 
 impl ArenaGame {
     fn player_to_move(&self) -> usize {
-        usize::from(self.game.position().to_move() != self.a_color)
+        usize::from(self.game.position().actor() != self.a_seat)
+    }
+
+    /// Whether A holds `color` (at the end of the game, when the colours
+    /// are chosen).
+    fn a_holds(&self, color: Color) -> bool {
+        let position = self.game.position();
+        position.holder(color).unwrap_or(if color == Color::White { Seat::First } else { Seat::Second }) == self.a_seat
     }
 }
 
@@ -384,14 +392,16 @@ pub fn play_match(
             let Some(point) = opening.position().random_legal_move(&mut rng) else { break };
             opening.play(point).expect("a random legal move is legal");
         }
-        for (k, a_color) in [Color::White, Color::Black].into_iter().enumerate() {
+        for (k, a_seat) in [Seat::First, Seat::Second].into_iter().enumerate() {
             let position = opening.position();
             let seed = game_seed(config.seed, 2 * pair + k as u64);
+            // An external program plays Pente, where the first player is White.
+            let a_color = if a_seat == Seat::First { Color::White } else { Color::Black };
             games.push(ArenaGame {
                 id: 2 * pair + k as u64,
                 game: opening.clone(),
                 sides: [a.side(position, a_color, seed)?, b.side(position, a_color.opponent(), seed ^ 1)?],
-                a_color,
+                a_seat,
                 moves: opening
                     .moves()
                     .iter()
@@ -472,10 +482,10 @@ pub fn play_match(
         let outcome = position.outcome().expect("finished");
         match outcome.winner {
             None => draws += 1,
-            Some(winner) if winner == game.a_color => wins += 1,
+            Some(winner) if game.a_holds(winner) => wins += 1,
             Some(_) => losses += 1,
         }
-        let (white, black) = if game.a_color == Color::White { (a, b) } else { (b, a) };
+        let (white, black) = if game.a_holds(Color::White) { (a, b) } else { (b, a) };
         records_out.push(JsonGame {
             schema: DATASET_SCHEMA,
             game_id: game.id,

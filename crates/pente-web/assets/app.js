@@ -109,9 +109,12 @@ async function setPosition(moves, keepViewer) {
   return true;
 }
 
+// The human's seat: White is the first player (in D-Pente and Swap2 the
+// one who places the opening stones; colours are chosen in the game).
+function humanSeat() { return { white: "p1", black: "p2" }[$("human").value]; }
+
 function humanToMove() {
-  const human = $("human").value;
-  return human === "both" || !state.view || human === state.view.to_move;
+  return $("human").value === "both" || !state.view || humanSeat() === state.view.actor;
 }
 
 async function play(point) {
@@ -123,7 +126,7 @@ async function play(point) {
 
 async function maybeEngineMove() {
   if ($("human").value === "both" || state.viewer || !state.view || state.view.result) return;
-  if (state.view.to_move !== $("human").value) await engineMove();
+  if (state.view.actor !== humanSeat()) await engineMove();
 }
 
 async function engineMove() {
@@ -153,7 +156,7 @@ function takeBack() {
   let n = 1;
   const human = $("human").value;
   // Against the engine, back to the human's own turn.
-  if (human !== "both" && state.moves.length >= 2 && state.view && state.view.to_move === human) n = 2;
+  if (human !== "both" && state.moves.length >= 2 && state.view && state.view.actor === humanSeat()) n = 2;
   if (state.viewer) state.viewer.ply = Math.max(0, state.viewer.ply - 1);
   state.thinking = false;
   setPosition(state.moves.slice(0, state.moves.length - n), Boolean(state.viewer));
@@ -291,9 +294,22 @@ function renderStatus() {
     ? ""
     : `captured by White ${view.captured.white} · by Black ${view.captured.black}${win}`;
   let status;
+  const mover = view.choice ? `${view.choice} to choose a colour` : `${view.to_move} to move`;
   if (view.result) status = view.result === "draw" ? `draw (${view.reason})` : `${view.result} wins by ${view.reason}`;
-  else if (state.thinking) status = `${view.to_move} to move: the engine is thinking…`;
-  else status = `move ${view.moves.length + 1}: ${view.to_move} to move`;
+  else if (state.thinking) status = `${mover}: the engine is thinking…`;
+  else status = `move ${view.moves.length + 1}: ${mover}`;
+  // A pending colour choice is made with buttons, not on the board.
+  const choices = $("choices");
+  choices.replaceChildren();
+  if (!view.result && view.choice && humanToMove() && !state.thinking) {
+    for (const choice of view.choices) {
+      const button = document.createElement("button");
+      button.dataset.testid = "choice-" + choice;
+      button.textContent = choice;
+      choices.appendChild(button);
+      button.addEventListener("click", () => play(choice));
+    }
+  }
   $("status").textContent = `${state.variant} ${state.size}×${state.size} · ${status}`;
   $("status").dataset.plies = String(view.moves.length);
 }

@@ -88,6 +88,38 @@ test("a click plays a move and the engine answers on the board", async () => {
   await page.close();
 });
 
+test("colour choices: the opener places the stones, the chooser's buttons swap, stay or pass", async () => {
+  const { page, errors } = await openPage();
+  const waitPlies = (n) => page.waitForFunction((k) => document.querySelector('[data-testid="status"]').dataset.plies === String(k), n);
+  // Swap2 with both sides human: three stones, then the three choices.
+  await page.selectOption('[data-testid="human"]', "both");
+  await page.selectOption('[data-testid="variant"]', "swap2-pente");
+  await page.waitForFunction(() => /swap2-pente/.test(document.querySelector('[data-testid="status"]').textContent));
+  for (const [i, point] of ["A1", "B1", "C1"].entries()) {
+    await page.click(`[data-point="${point}"]`);
+    await waitPlies(i + 1);
+  }
+  assert.match(await page.textContent('[data-testid="status"]'), /p2 to choose a colour/);
+  assert.equal(await page.locator('[data-testid="choices"] button').count(), 3);
+  await page.click('[data-testid="choice-pass"]');
+  await waitPlies(4);
+  assert.equal(await page.locator('[data-testid="choices"] button').count(), 0);
+  assert.match(await page.textContent('[data-testid="moves"]'), /pass/);
+  // D-Pente against the engine: the human places four stones, the engine chooses.
+  await page.selectOption('[data-testid="human"]', "white");
+  await page.selectOption('[data-testid="variant"]', "d-pente");
+  await page.waitForFunction(() => /d-pente/.test(document.querySelector('[data-testid="status"]').textContent));
+  for (const point of ["K10", "L10", "K12", "M11"]) {
+    const before = Number(await plies(page));
+    await page.click(`[data-point="${point}"]`);
+    await waitPlies(before + 1);
+  }
+  await page.waitForFunction(() => /engine played (swap|stay)|engine played [A-T]\d+/.test(document.querySelector('[data-testid="message"]').textContent));
+  assert.match(await page.textContent('[data-testid="moves"]'), /swap|stay/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("the live analysis streams candidates onto the board", async () => {
   const { page, errors } = await openPage();
   await page.selectOption('[data-testid="human"]', "both");

@@ -15,7 +15,7 @@ use axum::http::{StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use pente_core::{Color, Game, Point, Position, Rules, Variant, parse_move_list};
+use pente_core::{Color, Game, Point, Position, Rules, Seat, Variant, parse_move_list};
 use pente_records::GameRecord;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -202,6 +202,16 @@ struct PositionView {
     /// Empty points the opening rule forbids now (the tournament rule's
     /// zone on White's second move).
     restricted: Vec<Point>,
+    /// Who acts next, `p1` (the first player) or `p2`: in most variants the
+    /// holder of `to_move`; before the colour choice of D-Pente and Swap2
+    /// the player placing the opening stones, or the chooser.
+    actor: Seat,
+    /// Who must choose a colour now (D-Pente, Swap2): `p1`, `p2` or null;
+    /// the moves open are then `choices`.
+    choice: Option<Seat>,
+    choices: Vec<Point>,
+    /// Whether the colours were exchanged (the first player holds Black).
+    swapped: bool,
 }
 
 fn view(position: &Position, moves: &[Point]) -> PositionView {
@@ -230,6 +240,10 @@ fn view(position: &Position, moves: &[Point]) -> PositionView {
         board: position.board_rows(),
         last_move: position.last_move(),
         restricted,
+        actor: position.actor(),
+        choice: position.choice_pending(),
+        choices: position.choices().to_vec(),
+        swapped: position.swapped(),
     }
 }
 

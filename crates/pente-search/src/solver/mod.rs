@@ -27,10 +27,19 @@ use threats::{Bits, Kind};
 
 /// Whether the solver's threat patterns are exact under `rules`: not in
 /// Poof-Pente, where moving into a flank removes one's own stones, nor in
-/// Boat-Pente, where a five is not always a win.
+/// Boat-Pente, where a five is not always a win, nor in Connect6, whose
+/// turns are two stones.
 #[must_use]
 pub fn sound_for(rules: &pente_core::Rules) -> bool {
-    !rules.poofs() && !rules.boat()
+    !rules.poofs() && !rules.boat() && !rules.two_stone_turns()
+}
+
+/// Whether the solver reads `position`: under rules it is sound for, once
+/// the players hold their colours (before the colour choice of D-Pente and
+/// Swap2, the player placing a stone may not end up with its colour).
+#[must_use]
+pub fn sound_at(position: &Position) -> bool {
+    sound_for(position.rules()) && position.seats_decided()
 }
 
 /// How hard the solver looks.
@@ -141,7 +150,7 @@ impl Solver {
     fn find(&mut self, board: &Board, params: &SolverParams) -> Option<(u8, u8)> {
         self.nodes = 0;
         self.limit = params.max_nodes;
-        if board.position.is_over() || !sound_for(board.rules()) {
+        if board.position.is_over() || !sound_at(&board.position) {
             return None;
         }
         for (depth, threes) in schedule(params, 1) {
@@ -158,10 +167,10 @@ impl Solver {
     /// Every first move that wins by force within the budget (which each
     /// move gets afresh), with its win in N, fastest first.
     pub fn winning_moves(&mut self, position: &Position, params: &SolverParams) -> Vec<(Point, u8)> {
-        let board = Board::new(position.clone());
-        if position.is_over() || !sound_for(position.rules()) {
+        if position.is_over() || !sound_at(position) {
             return Vec::new();
         }
+        let board = Board::new(position.clone());
         let me = board.to_move();
         let candidates = board
             .wins(me)
@@ -186,6 +195,9 @@ impl Solver {
     /// If `p` is not a legal move.
     pub fn move_wins(&mut self, position: &Position, p: Point, params: &SolverParams) -> Option<u8> {
         assert!(position.is_legal(p), "{p} is not a legal move");
+        if !sound_at(position) {
+            return None;
+        }
         let board = Board::new(position.clone());
         self.move_wins_on(&board, board.index(p), params)
     }
@@ -193,7 +205,7 @@ impl Solver {
     fn move_wins_on(&mut self, board: &Board, i: usize, params: &SolverParams) -> Option<u8> {
         self.nodes = 0;
         self.limit = params.max_nodes;
-        if !sound_for(board.rules()) {
+        if !sound_at(&board.position) {
             return None;
         }
         let me = board.to_move();

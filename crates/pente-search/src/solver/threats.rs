@@ -291,6 +291,8 @@ fn wins_with(w: &[u8; WINDOW], s: u8, extra: usize, rules: &Rules) -> bool {
         LineWin::FiveOrMore => length >= 5,
         // A run that reaches the window's end is six or longer.
         LineWin::ExactlyFive => length == 5,
+        // Connect6 is not for the solver (see `sound_for`).
+        LineWin::SixOrMore => length >= 6,
     }
 }
 
