@@ -246,8 +246,12 @@ impl Position {
     }
 
     /// The choices open now: empty unless a colour choice is pending.
+    #[inline]
     #[must_use]
     pub fn choices(&self) -> &'static [Point] {
+        if self.seats.decided {
+            return &[];
+        }
         match self.choice_pending() {
             None => &[],
             Some(_) if self.can_pass() => &[Point::SWAP, Point::STAY, Point::PASS],
@@ -419,10 +423,10 @@ impl Position {
             taken
         };
 
-        self.to_move = self.rules.colour_of_stone(self.ply + 1);
-        if self.to_move == me {
-            // Connect6: the second stone of a turn is the same colour.
-        } else {
+        // Connect6: the first stone of a turn is followed by one of the same colour.
+        let next = if self.rules.two_stone_turns() { self.rules.colour_of_stone(self.ply + 1) } else { me.opponent() };
+        if next != me {
+            self.to_move = next;
             self.hash ^= zobrist::BLACK_TO_MOVE;
         }
         self.ply += 1;
@@ -741,11 +745,11 @@ impl Position {
     pub fn legal_moves(&self) -> LegalMoves<'_> {
         // A finished game or a pending choice starts the iterator past the
         // last word, so it yields no point.
-        let choices = self.choices();
-        if self.is_over() || !choices.is_empty() {
-            return LegalMoves { position: self, word: WORDS, bits: 0, choices };
+        let restricted = self.opening_restricts();
+        if self.is_over() || !self.choices().is_empty() {
+            return LegalMoves { position: self, word: WORDS, bits: 0, restricted, choices_given: 0 };
         }
-        LegalMoves { position: self, word: 0, bits: self.empty[0], choices }
+        LegalMoves { position: self, word: 0, bits: self.empty[0], restricted, choices_given: 0 }
     }
 
     /// Whether the opening rule may forbid some empty points at this ply.
@@ -896,31 +900,42 @@ pub struct LegalMoves<'a> {
     position: &'a Position,
     word: usize,
     bits: u64,
-    /// Colour choices still to yield (only while one is pending).
-    choices: &'static [Point],
+    /// Whether the opening rule may forbid some empty points.
+    restricted: bool,
+    /// Colour choices yielded so far (only while one is pending).
+    choices_given: u8,
+}
+
+impl LegalMoves<'_> {
+    /// The next colour choice, once the points are done.
+    #[cold]
+    #[inline(never)]
+    fn next_choice(&mut self) -> Option<Point> {
+        let choice = *self.position.choices().get(usize::from(self.choices_given))?;
+        self.choices_given += 1;
+        Some(choice)
+    }
 }
 
 impl Iterator for LegalMoves<'_> {
     type Item = Point;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Point> {
-        if let Some((&first, rest)) = self.choices.split_first() {
-            self.choices = rest;
-            return Some(first);
-        }
         loop {
             while self.bits == 0 {
                 self.word += 1;
                 if self.word >= WORDS {
-                    return None;
+                    // Past the points (none are legal while a choice is
+                    // pending): the choices, if any.
+                    return self.next_choice();
                 }
                 self.bits = self.position.empty[self.word];
             }
             let c = self.word * 64 + self.bits.trailing_zeros() as usize;
             self.bits &= self.bits - 1;
             let p = board::point(c);
-            if !self.position.opening_restricts() || self.position.rules.opening_allows(self.position.ply, p) {
+            if !self.restricted || self.position.rules.opening_allows(self.position.ply, p) {
                 return Some(p);
             }
         }
