@@ -215,7 +215,7 @@ fn summary(
     ending: Ending,
     line: usize,
 ) -> Result<GameSummary, String> {
-    if let Some((i, p)) = moves.iter().enumerate().find(|&(_, &p)| !rules.contains(p)) {
+    if let Some((i, p)) = moves.iter().enumerate().find(|&(_, &p)| !p.is_choice() && !rules.contains(p)) {
         let size = rules.size();
         return Err(format!("move {}: {p} is off the {size}x{size} board", i + 1));
     }

@@ -218,7 +218,7 @@ impl Stats {
             return Ok(());
         };
         // Symmetries apply to points on the board only.
-        if let Some((i, p)) = game.moves.iter().enumerate().find(|&(_, &p)| !rules.contains(p)) {
+        if let Some((i, p)) = game.moves.iter().enumerate().find(|&(_, &p)| !p.is_choice() && !rules.contains(p)) {
             let size = rules.size();
             return Err(format!("move {}: {p} is off the {size}x{size} board", i + 1));
         }

@@ -47,12 +47,12 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     writeln!(out, "evaluator: {}", loaded.description)?;
     writeln!(
         out,
-        "position: {} {}x{}, {} moves played, {} to move, captured: white {} black {}",
+        "position: {} {}x{}, {} moves played, {}, captured: white {} black {}",
         rules.variant(),
         rules.size(),
         rules.size(),
         position.ply(),
-        position.to_move(),
+        crate::play::whose_turn(&position),
         position.captured(Color::White),
         position.captured(Color::Black)
     )?;

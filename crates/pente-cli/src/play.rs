@@ -71,17 +71,17 @@ pub fn draw(position: &Position) -> String {
     out
 }
 
-/// `white to play`; in D-Pente and Swap2 also who places the stone, or who
+/// `white to move`; in D-Pente and Swap2 also who places the stone, or who
 /// must choose and between what.
-fn whose_turn(position: &Position) -> String {
+pub(crate) fn whose_turn(position: &Position) -> String {
     if let Some(chooser) = position.choice_pending() {
         let choices: Vec<String> = position.choices().iter().map(Point::to_string).collect();
         return format!("{chooser} to choose: {}", choices.join(", "));
     }
     if position.rules().colour_choice().is_none() {
-        return format!("{} to play", position.to_move());
+        return format!("{} to move", position.to_move());
     }
-    format!("{} to play {}", position.actor(), position.to_move())
+    format!("{} to move ({})", position.to_move(), position.actor())
 }
 
 /// Runs `pente play` until the game ends or the human quits.

@@ -74,7 +74,9 @@ pub fn run(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     };
     // A point no board of the games has would silently match nothing.
     let side = args.size.unwrap_or(MAX_SIZE);
-    if let Some((ply, point)) = moves.iter().flatten().enumerate().find(|(_, p)| p.x() >= side || p.y() >= side) {
+    if let Some((ply, point)) =
+        moves.iter().flatten().enumerate().find(|(_, p)| !p.is_choice() && (p.x() >= side || p.y() >= side))
+    {
         let error = format!("--moves: move {}: {point} is off the {side}x{side} board", ply + 1);
         return Err(crate::usage_error(&error));
     }

@@ -238,7 +238,7 @@ fn validate_reads_self_play_datasets() {
     let out = pente(&["validate", bad_csv.to_str().unwrap(), bad_jsonl.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let csv_line = format!("{}:3: game 2: plies is 51 but the game has 50 moves", bad_csv.display());
+    let csv_line = format!("{}:3: game 2: plies is 51 but the game has 50 stones", bad_csv.display());
     assert!(stdout.contains(&csv_line), "{stdout}");
     assert!(stdout.contains(&format!("{}:2: game 2: not a game object: `Z99`", bad_jsonl.display())), "{stdout}");
     assert!(stdout.contains("total: 8 games: 6 valid, 2 invalid"), "{stdout}");
@@ -539,4 +539,50 @@ fn serve_refuses_a_bad_game_file_and_a_taken_port() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains(&format!("cannot listen on 127.0.0.1:{port}")), "{stderr}");
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A short self-play sample of every variant (9x9, the heuristic, 8
+/// visits): the games validate, and `pente stats` counts each variant with
+/// its first player's score.
+#[test]
+fn every_variant_self_plays_games_that_validate_and_count() {
+    let dir = std::env::temp_dir().join(format!("pente-cli-variants-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for variant in pente_core::Variant::ALL {
+        let config = dir.join(format!("{variant}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                "games = 2\nseed = 5\nthreads = 1\ngames_in_flight = 2\nmodel = \"heuristic\"\n\
+                 [[rules]]\nvariant = \"{variant}\"\nsize = 9\n[search]\nvisits = 8\n\
+                 [search.tactics]\nroot = {{ max_nodes = 500 }}\n"
+            ),
+        )
+        .unwrap();
+        let out = dir.join(variant.name());
+        let run = pente(&["selfplay", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+        assert!(run.status.success(), "{variant}: {}", String::from_utf8_lossy(&run.stderr));
+        files.push(out.join("games.jsonl").to_str().unwrap().to_string());
+        files.push(out.join("games.csv").to_str().unwrap().to_string());
+    }
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    let validate = pente(&[&["validate"], &files[..]].concat());
+    let report = String::from_utf8_lossy(&validate.stdout);
+    assert!(validate.status.success(), "{report}");
+    assert!(report.contains("total: 72 games: 72 valid, 0 invalid"), "{report}");
+    let stats = pente(&[&["stats", "--format", "json", "--top", "0"], &files[..]].concat());
+    assert!(stats.status.success(), "{}", String::from_utf8_lossy(&stats.stderr));
+    let v = json(&stats);
+    let rows = v["overall"].as_array().unwrap();
+    for variant in pente_core::Variant::ALL {
+        let row = rows
+            .iter()
+            .find(|r| r["rules"] == format!("{variant}/9"))
+            .unwrap_or_else(|| panic!("no row for {variant}: {rows:?}"));
+        assert_eq!(row["games"], 4, "{variant}: the CSV and the JSONL hold the same 2 games");
+        assert!(row["white_score"].as_f64().is_some(), "{variant}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -61,6 +61,15 @@ const TOKENS: &[&str] = &[
     "boat-pente",
     "o-pente",
     "gomoku",
+    "d-pente",
+    "dk-pente",
+    "swap2-pente",
+    "swap2-keryo",
+    "connect6",
+    "swap",
+    "stay",
+    "pass",
+    "[Player's Swapped? \"Yes\"]",
     "999999999999999999999",
     "1e39",
     "NaN",
@@ -197,12 +206,30 @@ fn records(path: &str, split: &str) -> Vec<Vec<u8>> {
 fn move_lists(inputs: u64) {
     let mut seeds = records("crates/pente-records/tests/data/games.txt", "\n");
     seeds.extend(
-        ["K10 L9 K7", "1. K10 L9 2. K7 L8 *", "k10 l9 K7 L8 K8 L7 K9 L10 K6", ""].map(|s| s.as_bytes().to_vec()),
+        [
+            "K10 L9 K7",
+            "1. K10 L9 2. K7 L8 *",
+            "k10 l9 K7 L8 K8 L7 K9 L10 K6",
+            "",
+            "1. K10 L10 2. M10 N10 swap 3. O10",
+            "K10 L10 M10 pass A1 A2 STAY A3",
+            "K10 A1 A2 B1 B2 C1 C2",
+        ]
+        .map(|s| s.as_bytes().to_vec()),
     );
     fuzz("move lists", seeds, inputs, |input| {
         let text = text(input);
         let _ = parse_move_list(&text);
-        for variant in [Variant::Pente, Variant::Keryo, Variant::PoofPente, Variant::BoatPente, Variant::Gomoku] {
+        for variant in [
+            Variant::Pente,
+            Variant::Keryo,
+            Variant::PoofPente,
+            Variant::BoatPente,
+            Variant::Gomoku,
+            Variant::DPente,
+            Variant::Swap2Keryo,
+            Variant::Connect6,
+        ] {
             let _ = Game::from_move_list(Rules::new(variant, 13).unwrap(), &text);
         }
         let _ = parse_move_list_file(&text, Rules::pente());
@@ -213,6 +240,9 @@ fn pgn(inputs: u64) {
     let mut seeds = records("crates/pente-records/tests/data/pente_org.pgn", "\n\n[");
     seeds.extend(records("crates/pente-records/tests/data/invalid.pgn", "\n\n["));
     seeds.extend(records("data/sample-games.pgn", "\n\n["));
+    for variant in [Variant::DPente, Variant::DkPente, Variant::Swap2Pente, Variant::Swap2Keryo, Variant::Connect6] {
+        seeds.push(file(&format!("crates/pente-records/tests/data/variants/{variant}.pgn")));
+    }
     fuzz("PGN", seeds, inputs, |input| {
         if let Ok(games) = parse_pgn(&text(input)) {
             for game in &games {
@@ -258,6 +288,7 @@ fn samples(inputs: u64) {
     let game = |id: u64, variant: Variant, moves: &str| {
         let moves: Vec<Point> = parse_move_list(moves).unwrap();
         let samples = (0..moves.len() as u32)
+            .filter(|&ply| !moves[ply as usize].is_choice())
             .map(|ply| PositionSample { ply, policy: vec![(moves[ply as usize], 0.75), (Point::new(0, 0), 0.25)] })
             .collect();
         GameSamples { game_id: id, rules: Rules::new(variant, 19).unwrap(), moves, result: GameResult::White, samples }
@@ -266,6 +297,7 @@ fn samples(inputs: u64) {
     write_samples_header(&mut file).unwrap();
     write_game_samples(&mut file, &game(0, Variant::Pente, "K10 L9 K7 L8 K8 L7 K9 L10 K6")).unwrap();
     write_game_samples(&mut file, &game(1, Variant::Keryo, "K10 L10 A1 M10 A3 N10 O10")).unwrap();
+    write_game_samples(&mut file, &game(2, Variant::Swap2Pente, "K10 L10 M10 pass A1 A2 swap A3")).unwrap();
     let header = pente_records::SAMPLES_HEADER_LEN as usize;
     fuzz("samples.bin", vec![file], inputs, |input| {
         for game in SamplesReader::new(input) {
@@ -296,6 +328,8 @@ fn engine_requests(inputs: u64) {
         r#"{"id": 7, "variant": "poof-pente", "size": 13, "moves": ["G7"], "level": 3, "policy": true}"#,
         r#"{"moves": ["K10", "A1", "K11", "A3", "K12", "A5"], "variant": "free-pente", "seconds": 0.5}"#,
         r#"{"model": "heuristic", "moves": []}"#,
+        r#"{"variant": "d-pente", "moves": ["K10", "L10", "M10", "N10", "swap"], "visits": 20}"#,
+        r#"{"variant": "connect6", "size": 9, "moves": ["E5", "A1", "A2"], "visits": 20}"#,
     ];
     fuzz("engine requests", seeds.map(|s| s.as_bytes().to_vec()).to_vec(), inputs, |input| {
         let _ = pente_web::protocol::Request::parse(&text(input))

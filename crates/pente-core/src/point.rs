@@ -67,8 +67,9 @@ impl fmt::Display for Choice {
     }
 }
 
-/// The column the choice moves are spelled in: past every board.
-const CHOICE_COLUMN: u8 = 24;
+/// The column the choice moves are spelled in: past every board and past
+/// the notation (columns `A`-`Z` are 0-24), so no written point is a choice.
+const CHOICE_COLUMN: u8 = 25;
 
 impl Point {
     /// The move `swap`.
@@ -283,7 +284,9 @@ mod tests {
         }
         assert_eq!("Swap".parse::<Point>().unwrap(), Point::SWAP);
         assert!(!"K10".parse::<Point>().unwrap().is_choice());
-        assert!(!Point::new(24, 3).is_choice() && Point::new(24, 3).choice().is_none());
+        assert!(!Point::new(24, 0).is_choice() && Point::new(24, 0).choice().is_none());
+        // The last column of the notation is a point, not a choice.
+        assert_eq!("Z1".parse::<Point>().unwrap().to_string(), "Z1");
         assert!("swapp".parse::<Point>().is_err());
     }
 

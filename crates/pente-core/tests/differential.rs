@@ -5,7 +5,7 @@
 //! ply both must agree on the legal moves, the board, the capture counts, the
 //! side to move and the outcome, and on which random tries are illegal.
 //! Colour choices (D-Pente, Swap2) are spelled as the crate spells them,
-//! `(24, 0..3)` for swap, stay and pass; their rules are the naive side's own.
+//! `(25, 0..3)` for swap, stay and pass; their rules are the naive side's own.
 
 use std::collections::BTreeMap;
 
@@ -66,9 +66,9 @@ enum ChoiceRule {
     Swap2,
 }
 
-const SWAP: (i32, i32) = (24, 0);
-const STAY: (i32, i32) = (24, 1);
-const PASS: (i32, i32) = (24, 2);
+const SWAP: (i32, i32) = (25, 0);
+const STAY: (i32, i32) = (25, 1);
+const PASS: (i32, i32) = (25, 2);
 
 /// The parameters of a variant, read off the table in RULES.md.
 #[derive(Debug, Clone)]
@@ -247,7 +247,7 @@ impl Naive {
             return Err(Refusal::Finished);
         }
         let open = self.pending().map(|(_, open)| open);
-        if x == 24 && (0..3).contains(&y) {
+        if x == 25 && (0..3).contains(&y) {
             return if open.is_some_and(|open| open.contains(&(x, y))) { Ok(()) } else { Err(Refusal::NoSuchChoice) };
         }
         if open.is_some() {
@@ -302,7 +302,7 @@ impl Naive {
     /// Places a stone (the move must be legal); returns the stones captured.
     fn play(&mut self, x: i32, y: i32) -> usize {
         assert_eq!(self.legality(x, y), Ok(()), "the naive side was asked to play an illegal move");
-        if x == 24 {
+        if x == 25 {
             self.choose((x, y));
             return 0;
         }
@@ -513,7 +513,12 @@ fn refusal_of(error: IllegalMove) -> Refusal {
 }
 
 fn point(x: i32, y: i32) -> Point {
-    Point::new(u8::try_from(x).expect("x fits"), u8::try_from(y).expect("y fits"))
+    match (x, y) {
+        SWAP => Point::SWAP,
+        STAY => Point::STAY,
+        PASS => Point::PASS,
+        _ => Point::new(u8::try_from(x).expect("x fits"), u8::try_from(y).expect("y fits")),
+    }
 }
 
 /// Asserts that both sides describe the same position; returns the legal moves.

@@ -209,8 +209,8 @@ proptest! {
     #[test]
     fn illegal_moves_change_nothing(rules in rules_strategy(), seed in any::<u64>(), length in 0usize..120, tries in prop::collection::vec((0u8..25, 0u8..25), 8)) {
         random_game(rules, seed, length, |_, _, _, after| {
-            for &(x, y) in &tries {
-                let p = Point::new(x, y);
+            let choices = [Point::SWAP, Point::STAY, Point::PASS];
+            for p in tries.iter().map(|&(x, y)| Point::new(x, y)).chain(choices) {
                 let mut copy = after.clone();
                 match copy.play(p) {
                     Ok(_) => assert!(after.is_legal(p)),

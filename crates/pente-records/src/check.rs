@@ -130,12 +130,13 @@ pub enum Violation {
         /// The token.
         termination: Termination,
     },
-    /// A dataset game's `plies` is not its number of moves.
-    #[error("plies is {stated} but the game has {played} moves")]
+    /// A dataset game's `plies` is not its number of stones (its moves
+    /// but the colour choices).
+    #[error("plies is {stated} but the game has {played} stones")]
     PliesMismatch {
         /// The `plies` field.
         stated: u32,
-        /// The moves listed.
+        /// The stones placed.
         played: usize,
     },
     /// A dataset game's capture count is not what the replay gives.

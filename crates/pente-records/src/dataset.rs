@@ -311,8 +311,10 @@ fn check_summary(record: &GameRecord, stated: &Stated) -> Verdict {
         return verdict;
     }
     let played = record.moves.len();
-    if usize::try_from(stated.plies).ok() != Some(played) {
-        return Verdict::Invalid(Violation::PliesMismatch { stated: stated.plies, played });
+    // `plies` counts stones: a colour choice (D-Pente, Swap2) is a move but no ply.
+    let stones = position.ply() as usize;
+    if usize::try_from(stated.plies).ok() != Some(stones) {
+        return Verdict::Invalid(Violation::PliesMismatch { stated: stated.plies, played: stones });
     }
     for (color, stated) in [(Color::White, stated.captures.white), (Color::Black, stated.captures.black)] {
         let replayed = position.captured(color);

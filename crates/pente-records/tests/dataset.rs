@@ -378,7 +378,7 @@ fn summaries_must_agree_with_the_replay() {
     let mut game = five.clone();
     game.plies = 41;
     assert_eq!(violation(check_json(&game)), Violation::PliesMismatch { stated: 41, played: 40 });
-    assert_eq!(violation(check_json(&game)).to_string(), "plies is 41 but the game has 40 moves");
+    assert_eq!(violation(check_json(&game)).to_string(), "plies is 41 but the game has 40 stones");
 
     let mut game = captures.clone();
     game.captures.black = 8;
@@ -500,7 +500,7 @@ fn validation_problems_name_the_line() {
     assert_eq!(report.summary().to_string(), "3 games: 2 valid, 1 invalid (1 unfinished)");
     let bad = &report.games[1];
     assert_eq!((bad.number, bad.line), (2, 3));
-    assert_eq!(bad.problem().unwrap(), "plies is 51 but the game has 50 moves");
+    assert_eq!(bad.problem().unwrap(), "plies is 51 but the game has 50 stones");
 }
 
 #[test]

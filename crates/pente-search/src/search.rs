@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use pente_core::{Color, Point, Position};
+use pente_core::{Color, Point, Position, Seat};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Gamma, Gumbel};
@@ -370,10 +370,11 @@ impl Search {
             }
             let Some(i) = self.best_edge() else { return };
             let point = self.nodes[ROOT as usize].edges[i].point;
+            let mover = Mover::of(&self.root_position, point);
             let mut after = self.root_position.clone();
             after.play_unchecked(point);
             // An unvisited move gets its node, to carry the proof.
-            let child = self.child_node(ROOT, i, &self.root_position.clone(), &after);
+            let child = self.child_node(ROOT, i, mover, &after);
             if self.nodes[child as usize].proof != Proof::Unknown {
                 return;
             }
@@ -504,9 +505,9 @@ impl Search {
                 NodeState::Expanded => {
                     let Some(edge) = self.select(node) else { return false };
                     let point = self.nodes[node as usize].edges[edge].point;
-                    let before = position.clone();
+                    let mover = Mover::of(&position, point);
                     position.play_unchecked(point);
-                    let child = self.child_node(node, edge, &before, &position);
+                    let child = self.child_node(node, edge, mover, &position);
                     path.push(child);
                     node = child;
                 }
@@ -515,14 +516,13 @@ impl Search {
     }
 
     /// The node that edge `edge` of `node` leads to, created on first use;
-    /// `before` is the position at `node` and `after` the one there.
-    fn child_node(&mut self, node: u32, edge: usize, before: &Position, after: &Position) -> u32 {
+    /// `mover` made the move and `after` is the position there.
+    fn child_node(&mut self, node: u32, edge: usize, mover: Mover, after: &Position) -> u32 {
         if let Some(child) = self.nodes[node as usize].edges[edge].child {
             return child;
         }
         let child = self.nodes.len() as u32;
-        let stone = (after.ply() > before.ply()).then(|| before.to_move());
-        self.nodes.push(Node::new(terminal_proof(after, stone), after.actor() != before.actor()));
+        self.nodes.push(Node::new(terminal_proof(after, mover.stone), after.actor() != mover.seat));
         self.nodes[node as usize].edges[edge].child = Some(child);
         child
     }
@@ -1044,6 +1044,21 @@ fn touches_stone(position: &Position, p: Point) -> bool {
                 && position.stone_at(Point::new(x as u8, y as u8)).is_some()
         })
     })
+}
+
+/// Who makes a move, for the node it leads to.
+#[derive(Debug, Clone, Copy)]
+struct Mover {
+    /// The player to act before it.
+    seat: Seat,
+    /// The colour of the stone it places; `None` for a colour choice.
+    stone: Option<Color>,
+}
+
+impl Mover {
+    fn of(position: &Position, point: Point) -> Mover {
+        Mover { seat: position.actor(), stone: (!point.is_choice()).then(|| position.to_move()) }
+    }
 }
 
 /// The proof of a node from its position alone: a finished game is decided

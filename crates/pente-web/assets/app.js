@@ -88,6 +88,8 @@ function fillSizes() {
 
 async function setPosition(moves, keepViewer) {
   const epoch = ++state.epoch;
+  // A new position drops an engine move still being thought about.
+  state.thinking = false;
   stopStream();
   state.analysis = null;
   if (!keepViewer) state.viewer = null;
