@@ -252,7 +252,7 @@ fn bench_rules(args: &RulesBenchArgs) -> anyhow::Result<ExitCode> {
     let variants = if args.variant.is_empty() { Variant::ALL.to_vec() } else { args.variant.clone() };
     say!("random playouts, one thread, {0}x{0}, {1} s per variant, seed {2}", args.size, args.seconds, args.seed);
     say!(
-        "{:<13} {:>8} {:>11} {:>10} {:>14} {:>10} {:>7} {:>7} {:>6} {:>7} {:>9}",
+        "{:<15} {:>8} {:>11} {:>10} {:>14} {:>10} {:>7} {:>7} {:>6} {:>7} {:>9}",
         "variant",
         "games",
         "placements",
@@ -271,7 +271,7 @@ fn bench_rules(args: &RulesBenchArgs) -> anyhow::Result<ExitCode> {
         let games = tally.games as f64;
         let pct = |n: u64| 100.0 * n as f64 / games;
         say!(
-            "{:<13} {:>8} {:>11} {:>10.1} {:>14.0} {:>10.0} {:>7.2} {:>7.2} {:>6.2} {:>7.2} {:>9.2}",
+            "{:<15} {:>8} {:>11} {:>10.1} {:>14.0} {:>10.0} {:>7.2} {:>7.2} {:>6.2} {:>7.2} {:>9.2}",
             variant.name(),
             tally.games,
             tally.placements,

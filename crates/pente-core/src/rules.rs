@@ -238,25 +238,37 @@ impl Rules {
         if !(7..=MAX_SIZE).contains(&size) || size.is_multiple_of(2) {
             return Err(RulesError::BadSize(size.to_string()));
         }
-        let tournament = Opening::Tournament { min_distance: 3, axis_bar: 0 };
-        let g_pente = Opening::Tournament { min_distance: 3, axis_bar: (1 << 3) | (1 << 4) };
-        let (opening, capture_lengths, capture_win, line_win) = match variant {
-            Variant::Pente => (tournament, 1 << 2, Some(10), LineWin::FiveOrMore),
-            Variant::GPente => (g_pente, 1 << 2, Some(10), LineWin::FiveOrMore),
-            Variant::PoofPente | Variant::BoatPente => (tournament, 1 << 2, Some(10), LineWin::FiveOrMore),
-            Variant::FreePoofPente | Variant::FreeBoatPente => (Opening::Centre, 1 << 2, Some(10), LineWin::FiveOrMore),
-            Variant::FreePente => (Opening::Centre, 1 << 2, Some(10), LineWin::FiveOrMore),
-            Variant::Keryo => (tournament, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
-            Variant::FreeKeryo => (Opening::Centre, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
-            Variant::OPente => (tournament, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
-            Variant::FreeOPente => (Opening::Centre, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore),
-            Variant::DPente | Variant::Swap2Pente => (Opening::Free, 1 << 2, Some(10), LineWin::FiveOrMore),
-            Variant::DkPente | Variant::Swap2Keryo => {
-                (Opening::Free, (1 << 2) | (1 << 3), Some(15), LineWin::FiveOrMore)
-            }
-            Variant::Gomoku => (Opening::Free, 0, None, LineWin::FiveOrMore),
-            Variant::GomokuExact => (Opening::Free, 0, None, LineWin::ExactlyFive),
-            Variant::Connect6 => (Opening::Centre, 0, None, LineWin::SixOrMore),
+        let opening = match variant {
+            Variant::GPente => Opening::Tournament { min_distance: 3, axis_bar: (1 << 3) | (1 << 4) },
+            // pente.org's rated games, those that have a free form.
+            rated if rated.free() != rated => Opening::Tournament { min_distance: 3, axis_bar: 0 },
+            Variant::Gomoku
+            | Variant::GomokuExact
+            | Variant::DPente
+            | Variant::DkPente
+            | Variant::Swap2Pente
+            | Variant::Swap2Keryo => Opening::Free,
+            // The free forms and Connect6: the first stone on the centre.
+            _ => Opening::Centre,
+        };
+        let keryo = matches!(
+            variant,
+            Variant::Keryo
+                | Variant::FreeKeryo
+                | Variant::OPente
+                | Variant::FreeOPente
+                | Variant::DkPente
+                | Variant::Swap2Keryo
+        );
+        let (capture_lengths, capture_win) = match variant {
+            Variant::Gomoku | Variant::GomokuExact | Variant::Connect6 => (0, None),
+            _ if keryo => ((1 << 2) | (1 << 3), Some(15)),
+            _ => (1 << 2, Some(10)),
+        };
+        let line_win = match variant {
+            Variant::GomokuExact => LineWin::ExactlyFive,
+            Variant::Connect6 => LineWin::SixOrMore,
+            _ => LineWin::FiveOrMore,
         };
         let poof =
             matches!(variant, Variant::PoofPente | Variant::OPente | Variant::FreePoofPente | Variant::FreeOPente);
