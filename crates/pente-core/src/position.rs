@@ -238,10 +238,13 @@ impl Position {
         if self.seats.decided || self.outcome.is_some() {
             return None;
         }
-        match self.rules.colour_choice()? {
-            ColourChoice::AfterFour => (self.ply == 4).then_some(Seat::Second),
-            ColourChoice::Swap2 if !self.seats.passed => (self.ply == 3).then_some(Seat::Second),
-            ColourChoice::Swap2 => (self.ply == 5).then_some(Seat::First),
+        let first = self.rules.colour_choice()?.stones_before_choice();
+        // After a Swap2 pass the second player places two more stones and
+        // hands the choice back.
+        if self.seats.passed {
+            (self.ply == first + 2).then_some(Seat::First)
+        } else {
+            (self.ply == first).then_some(Seat::Second)
         }
     }
 

@@ -202,6 +202,17 @@ pub enum ColourChoice {
     Swap2,
 }
 
+impl ColourChoice {
+    /// The stones placed before the (first) choice: 4 in D-Pente, 3 in Swap2.
+    #[must_use]
+    pub const fn stones_before_choice(self) -> u32 {
+        match self {
+            ColourChoice::AfterFour => 4,
+            ColourChoice::Swap2 => 3,
+        }
+    }
+}
+
 /// The complete rule set of a game: a variant on a board size.
 ///
 /// Built from a [`Variant`] and a size; the parameters are read through

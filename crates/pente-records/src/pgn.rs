@@ -9,7 +9,7 @@
 use std::iter::{Enumerate, Peekable};
 use std::str::Lines;
 
-use pente_core::{ColourChoice, MAX_SIZE, Point, Rules, RulesError, Variant};
+use pente_core::{MAX_SIZE, Point, Rules, RulesError, Variant};
 
 use crate::error::{ParseError, ParseErrorKind};
 use crate::movetext::{MoveText, move_words, wrap_words};
@@ -51,10 +51,7 @@ const SWAPPED_HEADER: &str = "Player's Swapped?";
 /// moves hold a choice already or stop before it.
 fn restore_choice(rules: Rules, headers: &[(String, String)], moves: &mut Vec<Point>) {
     let Some(opening) = rules.colour_choice() else { return };
-    let at = match opening {
-        ColourChoice::AfterFour => 4,
-        ColourChoice::Swap2 => 3,
-    };
+    let at = opening.stones_before_choice() as usize;
     if moves.len() < at || moves.iter().any(|p| p.is_choice()) {
         return;
     }
