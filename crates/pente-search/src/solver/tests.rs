@@ -221,6 +221,55 @@ fn every_win_found_is_a_win_by_brute_force() {
     assert!(checked > 20, "the games should reach solvable positions ({checked})");
 }
 
+/// Whether the solver's win from `position` within `n` of the attacker's
+/// moves holds against every defence: the attacker plays the solver's move,
+/// found afresh at each turn, and the defender every legal move; each line
+/// must end in the attacker's win by the rules crate's verdict.
+fn holds_against_every_defence(solver: &mut Solver, position: &Position, n: u8, params: SolverParams) -> bool {
+    let me = position.to_move();
+    let Some(line) = solver.solve(position, &SolverParams { max_depth: n, ..params }).line else { return false };
+    let mut next = position.clone();
+    next.play(line[0]).unwrap();
+    if let Some(outcome) = next.outcome() {
+        return outcome.winner == Some(me);
+    }
+    n > 1
+        && next.legal_moves().collect::<Vec<_>>().into_iter().all(|r| {
+            let mut after = next.clone();
+            after.play_unchecked(r);
+            !after.is_over() && holds_against_every_defence(solver, &after, n - 1, params)
+        })
+}
+
+#[test]
+fn every_vct_found_holds_against_every_defence() {
+    // Wins with threes are where the defender's replies are pruned (to the
+    // relevance zone of the attacker's win after a pass): every reply is
+    // tried here.
+    let params = SolverParams { max_depth: 4, max_threes: 2, max_nodes: 50_000 };
+    let vcf = SolverParams { max_threes: 0, ..params };
+    let mut solver = Solver::new(1 << 14);
+    let mut checked = 0;
+    for variant in [Variant::Pente, Variant::Keryo, Variant::GomokuExact] {
+        let rules = Rules::new(variant, 9).unwrap();
+        for seed in 0..30 {
+            for position in clustered_game(rules, 900 + seed, 60).iter().skip(8) {
+                if solver.solve(position, &vcf).line.is_some() {
+                    continue;
+                }
+                let Some(n) = solver.solve(position, &params).moves_to_win() else { continue };
+                let n = n as u8;
+                assert!(
+                    holds_against_every_defence(&mut solver, position, n, params),
+                    "{variant}: a claimed win in {n} does not hold:\n{position:?}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 20, "the games should reach wins that need threes ({checked})");
+}
+
 fn free() -> Rules {
     Rules::new(Variant::FreePente, 19).unwrap()
 }
