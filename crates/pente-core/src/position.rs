@@ -438,22 +438,6 @@ impl Position {
         taken
     }
 
-    /// A null move for analysis: the other colour moves next, on the same
-    /// stones. No variant allows it; threat searches use it to ask what the
-    /// opponent could do with a free move. The ply counts on (so the
-    /// opening rule's plies stay those of real moves) and the recent moves
-    /// stay as they were.
-    ///
-    /// # Panics
-    /// Under two-stone turns (Connect6), where the colour of a stone
-    /// follows from its ply.
-    pub fn pass_turn(&mut self) {
-        assert!(!self.rules.two_stone_turns(), "a null move under two-stone turns");
-        self.to_move = self.to_move.opponent();
-        self.hash ^= zobrist::BLACK_TO_MOVE;
-        self.ply += 1;
-    }
-
     /// Makes a colour choice (the move is one of [`Position::choices`]).
     #[cold]
     fn choose(&mut self, p: Point) {

@@ -154,23 +154,6 @@ fn white_moves_first_then_players_alternate() {
 }
 
 #[test]
-fn a_null_move_hands_the_turn_over_on_the_same_stones() {
-    let mut position = replay(rules(Variant::Pente, 19), "K10 L11 K14");
-    let before = position.clone();
-    position.pass_turn();
-    assert_eq!(position.to_move(), Color::White);
-    assert_eq!((position.ply(), position.last_move()), (4, before.last_move()));
-    assert_eq!(position.board_rows(), before.board_rows());
-    assert_eq!(position.hash(), position.compute_hash());
-    assert_ne!(position.hash(), before.hash());
-    position.play(pt("M13")).unwrap();
-    assert_eq!(position.stone_at(pt("M13")), Some(Color::White));
-    position.pass_turn();
-    position.pass_turn();
-    assert_eq!(position.to_move(), Color::Black);
-}
-
-#[test]
 fn centre_is_k10_on_19_g7_on_13_d4_on_7() {
     assert_eq!(Rules::pente().centre(), pt("K10"));
     assert_eq!(rules(Variant::Pente, 13).centre(), pt("G7"));

@@ -378,94 +378,11 @@ impl Solver {
     }
 
     /// Whether the attacker, after a quiet threat, wins against every legal
-    /// reply. The defender's free move (a pass) is tried first: where the
-    /// attacker cannot win even then, the threat is none. Where he wins
-    /// after it by VCF, only the replies in that proof's relevance zone
-    /// ([`Solver::vcf_zone`]) and the defender's own threats and captures
-    /// can refute him; a win after the pass that needs threes leaves every
-    /// legal reply to try. The likely refutations go first.
+    /// reply. The likely refutations go first.
     fn defend_all(&mut self, board: &Board, depth: u8, threes: u8) -> bool {
-        if board.has_win(board.to_move()) {
-            return false;
-        }
-        let mut passed = board.clone();
-        passed.pass();
-        self.nodes += 1;
-        let candidates = if self.attack(&passed, depth, 0) {
-            self.vcf_zone(&passed, depth).unwrap_or_else(|| empty_points(board))
-        } else if threes > 0 && !self.exhausted() && self.attack(&passed, depth, threes) {
-            empty_points(board)
-        } else {
-            return false;
-        };
         let likely = likely_defences(board);
-        let rest = candidates.minus(likely);
+        let rest = empty_points(board).minus(likely);
         self.wins_against(board, likely.iter().chain(rest.iter()), depth, threes)
-    }
-
-    /// The relevance zone of the attacker's VCF win within `depth` of his
-    /// moves from `board` (the attacker to move): a superset of the points
-    /// where one more stone of the defender could change how a position of
-    /// the proof plays. A stone there can matter in three ways only:
-    /// - along a line within 5 cells (the reach of the threat bits) of a
-    ///   point the proof plays or whose reply it considers: it blocks, or
-    ///   joins the defender's stones into a line;
-    /// - by flanking a stone of the attacker's threats (within 3 of it
-    ///   along a line, a Keryo triple's far end) so that a capture could
-    ///   take it: the zone holds those points around every attacker stone
-    ///   within 5 of his moves;
-    /// - by a capture that reaches the defender's winning count: where he
-    ///   could come within one capture of it the zone is `None`.
-    ///
-    /// `None` also when the budget runs out or the proof is not found again.
-    fn vcf_zone(&mut self, board: &Board, depth: u8) -> Option<Bits> {
-        let mut zone = Bits::default();
-        self.walk_vcf(board, depth, &mut zone).then_some(zone)
-    }
-
-    /// Walks the attacker's VCF proof from `board` (attacker to move, a win
-    /// within `depth` proven), every defender reply it answers, adding
-    /// to `zone`; false where the walk cannot vouch for the zone.
-    fn walk_vcf(&mut self, board: &Board, depth: u8, zone: &mut Bits) -> bool {
-        let me = board.to_move();
-        if let Some(i) = board.wins(me).iter().find(|&i| legal(board, i)) {
-            attacker_zone(board, i, zone);
-            return true;
-        }
-        let key = Self::key(board, 0);
-        let winning = |entry: Option<Entry>| entry.filter(|e| e.win != 0 && e.win <= depth && e.best != 0);
-        let entry = match winning(self.probe(key)) {
-            Some(entry) => entry,
-            // The table lost it: search again, which stores it.
-            None if depth > 1 && self.attack(board, depth, 0) => match winning(self.probe(key)) {
-                Some(entry) => entry,
-                None => return false,
-            },
-            None => return false,
-        };
-        let i = usize::from(entry.best - 1);
-        if !legal(board, i) {
-            return false;
-        }
-        attacker_zone(board, i, zone);
-        let child = self.play(board, i);
-        let them = me.opponent();
-        if child.position.is_over() || !child.has_win(me) || child.has_win(them) || !capture_safe(&child) {
-            return false;
-        }
-        for r in forced_defences(&child).iter().filter(|&r| legal(&child, r)) {
-            child.add_lines_around(r, 5, zone);
-            let grandchild = self.play(&child, r);
-            if grandchild.position.is_over() {
-                return false;
-            }
-            if let Some(w) = grandchild.wins(me).iter().find(|&w| legal(&grandchild, w)) {
-                attacker_zone(&grandchild, w, zone);
-            } else if depth <= 1 || self.exhausted() || !self.walk_vcf(&grandchild, depth - 1, zone) {
-                return false;
-            }
-        }
-        true
     }
 
     /// Whether the attacker wins after each of `replies` of the side to move
@@ -619,26 +536,6 @@ fn likely_defences(board: &Board) -> Bits {
         .map(|kind| board.points(kind, me))
         .chain([Kind::Four, Kind::Three, Kind::Capture].into_iter().map(|kind| board.points(kind, them)))
         .fold(Bits::default(), Bits::union)
-}
-
-/// Adds the points where a defender stone bears on the attacker's move
-/// `i`: 5 along its lines, and 3 along the lines of each attacker stone
-/// within 5 of it (a stone the move's threat may use, and its flanks).
-fn attacker_zone(board: &Board, i: usize, zone: &mut Bits) {
-    board.add_lines_around(i, 5, zone);
-    for s in board.stones_around(i, 5, board.to_move()) {
-        board.add_lines_around(s, 3, zone);
-    }
-}
-
-/// Whether the defender (to move) stays more than one capture from his
-/// capture win, even with one more flanking stone: a capture's gain here
-/// plus a Keryo triple.
-fn capture_safe(board: &Board) -> bool {
-    let Some(needed) = board.rules().capture_win() else { return true };
-    let me = board.to_move();
-    let gain = board.points(Kind::Capture, me).iter().map(|i| board.position.capture_gain(board.point(i), me)).max();
-    board.position.captured(me) + gain.unwrap_or(0) + 3 < needed
 }
 
 fn empty_points(board: &Board) -> Bits {

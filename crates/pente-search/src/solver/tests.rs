@@ -243,9 +243,8 @@ fn holds_against_every_defence(solver: &mut Solver, position: &Position, n: u8, 
 
 #[test]
 fn every_vct_found_holds_against_every_defence() {
-    // Wins with threes are where the defender's replies are pruned (to the
-    // relevance zone of the attacker's win after a pass): every reply is
-    // tried here.
+    // After a three the solver tries every reply itself; this checks the
+    // whole proof, with one solver (and table) for all three rule sets.
     let params = SolverParams { max_depth: 4, max_threes: 2, max_nodes: 50_000 };
     let vcf = SolverParams { max_threes: 0, ..params };
     let mut solver = Solver::new(1 << 14);

@@ -219,38 +219,6 @@ impl Board {
         }
     }
 
-    /// A null move: the opponent moves next on the same stones (the
-    /// threat bits, which are per colour, stay as they are).
-    pub(crate) fn pass(&mut self) {
-        self.position.pass_turn();
-    }
-
-    /// Adds to `zone` the points within `reach` of dense index `i` along
-    /// its four lines, `i` included.
-    pub(crate) fn add_lines_around(&self, i: usize, reach: i32, zone: &mut Bits) {
-        let p = self.point(i);
-        zone.insert(i);
-        for &(dx, dy) in &LINES {
-            for k in (-reach..=reach).filter(|&k| k != 0) {
-                if let Some(q) = self.offset(p, i32::from(dx) * k, i32::from(dy) * k) {
-                    zone.insert(self.index(q));
-                }
-            }
-        }
-    }
-
-    /// The stones of `color` within `reach` of dense index `i` along its
-    /// four lines.
-    pub(crate) fn stones_around(&self, i: usize, reach: i32, color: Color) -> impl Iterator<Item = usize> + '_ {
-        let p = self.point(i);
-        LINES.iter().flat_map(move |&(dx, dy)| {
-            (-reach..=reach).filter_map(move |k| {
-                let q = self.offset(p, i32::from(dx) * k, i32::from(dy) * k)?;
-                (k != 0 && self.position.stone_at(q) == Some(color)).then(|| self.index(q))
-            })
-        })
-    }
-
     #[inline]
     fn offset(&self, p: Point, dx: i32, dy: i32) -> Option<Point> {
         let size = i32::from(self.rules().size());
