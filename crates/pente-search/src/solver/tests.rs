@@ -234,7 +234,7 @@ fn holds_against_every_defence(solver: &mut Solver, position: &Position, n: u8, 
         return outcome.winner == Some(me);
     }
     n > 1
-        && next.legal_moves().collect::<Vec<_>>().into_iter().all(|r| {
+        && next.legal_moves().all(|r| {
             let mut after = next.clone();
             after.play_unchecked(r);
             !after.is_over() && holds_against_every_defence(solver, &after, n - 1, params)
