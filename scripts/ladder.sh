@@ -12,7 +12,8 @@
 # OUT_DIR/results.txt. Needs `apt-get install pente` for the pente-text levels.
 # Games per match: GAMES (default 80) against the baselines, 20 against
 # pente-text levels 1-6 and fewer against the slow top levels (level 9 thinks
-# for seconds a move).
+# for seconds a move). Each game is written as it ends; RESUME=1 goes on from
+# the games already in OUT_DIR (a killed ladder), playing only the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,7 +28,8 @@ mkdir -p "$out"
 : > "$out/results.txt"
 play() { # opponent games
     local name=${1//:/-}
-    "$pente" arena --a "$model@$budget" --b "$1" --games "$2" --seed 11 --quiet --out "$out/${name%@*}.jsonl" |
+    "$pente" arena --a "$model@$budget" --b "$1" --games "$2" --seed 11 --quiet --out "$out/${name%@*}.jsonl" \
+        ${RESUME:+--resume} |
         tee -a "$out/results.txt"
 }
 play "heuristic@$budget" "$games"

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use pente_core::Variant;
-use pente_train::{ArenaConfig, PlayerKind, PlayerSpec, play_match};
+use pente_train::{ArenaConfig, PlayerKind, PlayerSpec, Records, play_match};
 
 use crate::player::BackendArgs;
 
@@ -40,9 +40,13 @@ pub struct ArenaArgs {
     /// Seed of the openings.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Write the games as JSONL records here.
+    /// Write the games as JSONL records here, each as it ends.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Go on from the games of this match already in --out (a killed run):
+    /// they are kept and counted, and only the others are played.
+    #[arg(long, requires = "out")]
+    resume: bool,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -63,7 +67,8 @@ pub fn run(args: &ArenaArgs) -> anyhow::Result<ExitCode> {
     bar.set_style(
         ProgressStyle::with_template("arena {bar:30} {pos}/{len} games  eta {eta}").expect("a valid template"),
     );
-    let result = play_match(&a, &b, &config, args.out.as_deref(), &mut |done, total| {
+    let records = args.out.as_deref().map(|path| Records { path, resume: args.resume });
+    let result = play_match(&a, &b, &config, records, &mut |done, total| {
         bar.set_length(u64::from(total));
         bar.set_position(u64::from(done));
     })?;

@@ -338,10 +338,15 @@ pub fn elo_from_results(wins: u32, losses: u32, draws: u32) -> Elo {
 
 /// One arena game in progress: a side per player.
 struct ArenaGame {
-    id: u64,
-    game: Game,
     /// `sides[0]` is A's.
     sides: [Side; 2],
+    played: PlayedGame,
+}
+
+/// A game's moves so far and who sits where.
+struct PlayedGame {
+    id: u64,
+    game: Game,
     /// A's seat: the first player (White, but where the players choose
     /// colours after the opening stones) or the second.
     a_seat: Seat,
@@ -350,18 +355,72 @@ struct ArenaGame {
 
 impl ArenaGame {
     fn player_to_move(&self) -> usize {
-        usize::from(self.game.position().actor() != self.a_seat)
+        usize::from(self.played.game.position().actor() != self.played.a_seat)
     }
+}
 
+impl PlayedGame {
     /// Whether A holds `color` (at the end of the game, when the colours
     /// are chosen).
     fn a_holds(&self, color: Color) -> bool {
         let position = self.game.position();
         position.holder(color).unwrap_or(if color == Color::White { Seat::First } else { Seat::Second }) == self.a_seat
     }
+
+    /// A's result in the finished game: a win, a loss, or `None` for a draw.
+    fn a_won(&self) -> Option<bool> {
+        let winner = self.game.position().outcome().expect("finished").winner?;
+        Some(self.a_holds(winner))
+    }
+
+    /// The record of the finished game.
+    fn record(self, a: &Player, b: &Player, seed: u64) -> JsonGame {
+        let position = self.game.position();
+        let outcome = position.outcome().expect("finished");
+        let (white, black) = if self.a_holds(Color::White) { (a, b) } else { (b, a) };
+        JsonGame {
+            schema: DATASET_SCHEMA,
+            game_id: self.id,
+            rules: *position.rules(),
+            white: white.name.clone(),
+            black: black.name.clone(),
+            model: match_name(a, b),
+            seed,
+            search: serde_json::json!({ "white": white.settings(), "black": black.settings() }),
+            result: GameResult::from_winner(outcome.winner),
+            reason: match outcome.reason {
+                EndReason::Five => GameEnd::Five,
+                EndReason::Captures => GameEnd::Captures,
+                EndReason::Full => GameEnd::Full,
+            },
+            plies: position.ply(),
+            captures: Captures { white: position.captured(Color::White), black: position.captured(Color::Black) },
+            resign_check: None,
+            moves: self.moves,
+        }
+    }
+}
+
+/// The `model` field of a match's records: `A vs B`.
+fn match_name(a: &Player, b: &Player) -> String {
+    format!("{} vs {}", a.name, b.name)
+}
+
+/// Where an arena writes its games (JSONL, one line as each game ends, the
+/// whole file sorted by game at the end), and whether it goes on from the
+/// games of the same match already there, as after a killed run.
+#[derive(Debug, Clone, Copy)]
+pub struct Records<'a> {
+    /// The `games.jsonl`-format file.
+    pub path: &'a Path,
+    /// Keep the finished games of this match found in `path` and play only
+    /// the others. Without it the file is started afresh.
+    pub resume: bool,
 }
 
 /// Plays `a` against `b`. Calls `on_game(done, total)` as games finish.
+/// With `records`, each game is written as it ends, so a killed match keeps
+/// its finished games, and one resumed plays only the rest.
 ///
 /// Against an external program the games start from the empty board (it
 /// cannot be given an opening), so `opening_plies` is not used.
@@ -369,12 +428,14 @@ impl ArenaGame {
 /// # Errors
 /// [`TrainError::Config`] if an external program cannot play these rules,
 /// [`TrainError::External`] if it fails or disagrees with our rules,
-/// [`TrainError::Io`] if the games cannot be written to `records`.
+/// [`TrainError::Io`] if the games cannot be written to (or, resuming, read
+/// from) `records`, [`TrainError::Resume`] if a game there is not one of
+/// this match.
 pub fn play_match(
     a: &Player,
     b: &Player,
     config: &ArenaConfig,
-    records: Option<&Path>,
+    records: Option<Records<'_>>,
     on_game: &mut dyn FnMut(u32, u32),
 ) -> Result<MatchResult, TrainError> {
     let external = [a, b].iter().any(|p| matches!(p.engine, Engine::TextPente(_)));
@@ -383,8 +444,7 @@ pub fn play_match(
     }
     let opening_plies = if external { 0 } else { config.opening_plies };
     let pairs = config.games.div_ceil(2).max(1);
-    let players = [a, b];
-    let mut games: Vec<ArenaGame> = Vec::new();
+    let mut openings = Vec::new();
     for pair in 0..u64::from(pairs) {
         let mut rng = SmallRng::seed_from_u64(game_seed(config.seed, pair));
         let mut opening = Game::new(config.rules);
@@ -392,33 +452,50 @@ pub fn play_match(
             let Some(point) = opening.position().random_legal_move(&mut rng) else { break };
             opening.play(point).expect("a random legal move is legal");
         }
+        openings.push(opening);
+    }
+    let total = 2 * pairs;
+    // Each finished game with A's result (a win, a loss, `None` a draw).
+    let mut finished: Vec<(JsonGame, Option<bool>)> = match records {
+        Some(Records { path, resume: true }) if path.exists() => resumed_games(path, a, b, config, &openings)?,
+        _ => Vec::new(),
+    };
+    let mut out = records.map(|r| start_records(r.path, &finished)).transpose()?;
+    let done: std::collections::HashSet<u64> = finished.iter().map(|(g, _)| g.game_id).collect();
+    let mut waiting = std::collections::VecDeque::new();
+    for (pair, opening) in openings.iter().enumerate() {
         for (k, a_seat) in [Seat::First, Seat::Second].into_iter().enumerate() {
+            let id = 2 * pair as u64 + k as u64;
+            if done.contains(&id) {
+                continue;
+            }
             let position = opening.position();
-            let seed = game_seed(config.seed, 2 * pair + k as u64);
+            let seed = game_seed(config.seed, id);
             // An external program plays Pente, where the first player is White.
             let a_color = if a_seat == Seat::First { Color::White } else { Color::Black };
-            games.push(ArenaGame {
-                id: 2 * pair + k as u64,
-                game: opening.clone(),
+            waiting.push_back(ArenaGame {
                 sides: [a.side(position, a_color, seed)?, b.side(position, a_color.opponent(), seed ^ 1)?],
-                a_seat,
-                moves: opening
-                    .moves()
-                    .iter()
-                    .map(|&point| JsonMove { point, value: 0.0, visits: 0, policy: vec![] })
-                    .collect(),
+                played: PlayedGame {
+                    id,
+                    game: opening.clone(),
+                    a_seat,
+                    moves: opening
+                        .moves()
+                        .iter()
+                        .map(|&point| JsonMove { point, value: 0.0, visits: 0, policy: vec![] })
+                        .collect(),
+                },
             });
         }
     }
-    let total = games.len() as u32;
+    on_game(finished.len() as u32, total);
+    let players = [a, b];
     // With a time per move, the games take turns: a move's time is then its
     // own, not shared with the searches of other games.
     let timed =
         players.iter().any(|p| matches!(&p.engine, Engine::Search { params, .. } if params.max_seconds.is_some()));
-    let in_flight = if timed { 1 } else { games.len() };
-    let mut waiting = std::collections::VecDeque::from(games);
+    let in_flight = if timed { 1 } else { waiting.len() };
     let mut games: Vec<ArenaGame> = Vec::new();
-    let mut finished = Vec::new();
     let external_error = |e: pente_external::ExternalError| TrainError::External(e.to_string());
     loop {
         while games.len() < in_flight
@@ -459,8 +536,8 @@ pub fn play_match(
                 },
             };
             let point = played.point;
-            game.game.play(point).map_err(|e| TrainError::External(format!("move {point}: {e}")))?;
-            game.moves.push(played);
+            game.played.game.play(point).map_err(|e| TrainError::External(format!("move {point}: {e}")))?;
+            game.played.moves.push(played);
             for (k, side) in game.sides.iter_mut().enumerate() {
                 match side {
                     Side::Search(search) => search.advance(point),
@@ -469,46 +546,30 @@ pub fn play_match(
                 }
             }
         }
-        let (done, playing): (Vec<_>, Vec<_>) = games.into_iter().partition(|g| g.game.position().is_over());
+        let (ended, playing): (Vec<_>, Vec<_>) = games.into_iter().partition(|g| g.played.game.position().is_over());
         games = playing;
-        finished.extend(done);
+        for game in ended {
+            let a_won = game.played.a_won();
+            let record = game.played.record(a, b, config.seed);
+            if let (Some(file), Some(records)) = (out.as_mut(), records) {
+                append_game(file, records.path, &record)?;
+            }
+            finished.push((record, a_won));
+        }
         on_game(finished.len() as u32, total);
     }
-    finished.sort_by_key(|g| g.id);
+    finished.sort_by_key(|(g, _)| g.game_id);
     let (mut wins, mut losses, mut draws) = (0, 0, 0);
-    let mut records_out = Vec::new();
-    for game in finished {
-        let position = game.game.position();
-        let outcome = position.outcome().expect("finished");
-        match outcome.winner {
+    for (_, a_won) in &finished {
+        match a_won {
             None => draws += 1,
-            Some(winner) if game.a_holds(winner) => wins += 1,
-            Some(_) => losses += 1,
+            Some(true) => wins += 1,
+            Some(false) => losses += 1,
         }
-        let (white, black) = if game.a_holds(Color::White) { (a, b) } else { (b, a) };
-        records_out.push(JsonGame {
-            schema: DATASET_SCHEMA,
-            game_id: game.id,
-            rules: *position.rules(),
-            white: white.name.clone(),
-            black: black.name.clone(),
-            model: format!("{} vs {}", a.name, b.name),
-            seed: config.seed,
-            search: serde_json::json!({ "white": white.settings(), "black": black.settings() }),
-            result: GameResult::from_winner(outcome.winner),
-            reason: match outcome.reason {
-                EndReason::Five => GameEnd::Five,
-                EndReason::Captures => GameEnd::Captures,
-                EndReason::Full => GameEnd::Full,
-            },
-            plies: position.ply(),
-            captures: Captures { white: position.captured(Color::White), black: position.captured(Color::Black) },
-            resign_check: None,
-            moves: game.moves,
-        });
     }
-    if let Some(path) = records {
-        write_games(path, &records_out)?;
+    if let Some(records) = records {
+        let games: Vec<&JsonGame> = finished.iter().map(|(g, _)| g).collect();
+        write_games(records.path, &games)?;
     }
     let n = f64::from(wins + losses + draws);
     Ok(MatchResult {
@@ -522,8 +583,73 @@ pub fn play_match(
     })
 }
 
+/// The finished games of this match in `path`, a file of an earlier,
+/// killed run of it, with A's result in each. A last line cut short (the
+/// game being written when the run was killed) is left out.
+fn resumed_games(
+    path: &Path,
+    a: &Player,
+    b: &Player,
+    config: &ArenaConfig,
+    openings: &[Game],
+) -> Result<Vec<(JsonGame, Option<bool>)>, TrainError> {
+    let text = std::fs::read_to_string(path).map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))?;
+    let complete = text.rfind('\n').map_or("", |end| &text[..=end]);
+    let name = match_name(a, b);
+    let mut games: Vec<(JsonGame, Option<bool>)> = Vec::new();
+    for parsed in pente_records::jsonl_games(complete.as_bytes()) {
+        let (line, game) = parsed.map_err(|e| TrainError::Resume(format!("{}: {e}", path.display())))?;
+        let at = |why: String| TrainError::Resume(format!("{} line {line}: {why}", path.display()));
+        if game.model != name || game.seed != config.seed || game.rules != config.rules {
+            return Err(at(format!(
+                "a game of `{}` (seed {}, {}), not of this match (`{name}`, seed {}, {}); \
+                 give another --out, or delete the file to start afresh",
+                game.model, game.seed, game.rules, config.seed, config.rules
+            )));
+        }
+        let opening = usize::try_from(game.game_id / 2).ok().and_then(|pair| openings.get(pair));
+        let Some(opening) = opening else {
+            return Err(at(format!("game {} is past the {} games of this match", game.game_id, 2 * openings.len())));
+        };
+        if games.iter().any(|(g, _)| g.game_id == game.game_id) {
+            return Err(at(format!("game {} is there twice", game.game_id)));
+        }
+        let moves: Vec<_> = game.moves.iter().map(|m| m.point).collect();
+        if !moves.starts_with(opening.moves()) {
+            return Err(at(format!("game {} does not start from this match's opening", game.game_id)));
+        }
+        let mut replay = Game::new(config.rules);
+        for &point in &moves {
+            replay.play(point).map_err(|e| at(format!("game {}: move {point}: {e}", game.game_id)))?;
+        }
+        if !replay.position().is_over() {
+            return Err(at(format!("game {} is not finished", game.game_id)));
+        }
+        let a_seat = if game.game_id % 2 == 0 { Seat::First } else { Seat::Second };
+        let a_won = PlayedGame { id: game.game_id, game: replay, a_seat, moves: Vec::new() }.a_won();
+        games.push((game, a_won));
+    }
+    Ok(games)
+}
+
+/// Starts the records file with the games kept from an earlier run (none
+/// unless resuming), whole, and opens it for the games to come.
+fn start_records(path: &Path, kept: &[(JsonGame, Option<bool>)]) -> Result<std::fs::File, TrainError> {
+    let games: Vec<&JsonGame> = kept.iter().map(|(g, _)| g).collect();
+    write_games(path, &games)?;
+    std::fs::OpenOptions::new().append(true).open(path).map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))
+}
+
+/// Appends one finished game to the records, a whole line in one write.
+fn append_game(file: &mut std::fs::File, path: &Path, game: &JsonGame) -> Result<(), TrainError> {
+    use std::io::Write;
+    let mut line = Vec::new();
+    pente_records::write_jsonl_game(&mut line, game).map_err(|e| TrainError::Io(e.to_string()))?;
+    file.write_all(&line).and_then(|()| file.flush()).map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))
+}
+
 /// Writes arena games as a JSONL file, through a temporary file.
-fn write_games(path: &Path, games: &[JsonGame]) -> Result<(), TrainError> {
+fn write_games(path: &Path, games: &[&JsonGame]) -> Result<(), TrainError> {
     let mut text = Vec::new();
     for game in games {
         pente_records::write_jsonl_game(&mut text, game).map_err(|e| TrainError::Io(e.to_string()))?;
@@ -613,6 +739,50 @@ mod tests {
         assert!(result.elo.diff > 0.0);
     }
 
+    /// A match killed after some games goes on from its records: the games
+    /// there are kept (a line cut short is not), only the rest are played,
+    /// and the result and the file are those of an unbroken run.
+    #[test]
+    fn a_killed_match_resumes_from_its_records() {
+        let rules = Rules::new(pente_core::Variant::Pente, 9).unwrap();
+        let config = ArenaConfig { games: 6, rules, opening_plies: 2, seed: 5 };
+        let heuristic = PlayerSpec::parse("heuristic@16").unwrap().load(&Backend::default()).unwrap();
+        let uniform = PlayerSpec::parse("uniform@16").unwrap().load(&Backend::default()).unwrap();
+        let dir = std::env::temp_dir().join(format!("pente-arena-resume-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let full_path = dir.join("full.jsonl");
+        let full_records = Some(Records { path: &full_path, resume: false });
+        let full = play_match(&heuristic, &uniform, &config, full_records, &mut |_, _| {}).unwrap();
+        let full_text = std::fs::read_to_string(&full_path).unwrap();
+        let lines: Vec<&str> = full_text.lines().collect();
+        assert_eq!(lines.len(), 6);
+
+        // Games 3 and 0 finished, game 1 was being written.
+        let killed = dir.join("killed.jsonl");
+        std::fs::write(&killed, format!("{}\n{}\n{}", lines[3], lines[0], &lines[1][..40])).unwrap();
+        let mut first = None;
+        let records = Some(Records { path: &killed, resume: true });
+        let resumed = play_match(&heuristic, &uniform, &config, records, &mut |done, _| {
+            first.get_or_insert(done);
+        })
+        .unwrap();
+        assert_eq!(first, Some(2));
+        assert_eq!(resumed, full);
+        assert_eq!(std::fs::read_to_string(&killed).unwrap(), full_text);
+
+        // Another match's games are refused, and the file is left as it was.
+        let other = ArenaConfig { seed: 6, ..config };
+        let error = play_match(&heuristic, &uniform, &other, records, &mut |_, _| {}).unwrap_err().to_string();
+        assert!(error.contains("killed.jsonl line 1") && error.contains("not of this match"), "{error}");
+        assert_eq!(std::fs::read_to_string(&killed).unwrap(), full_text);
+        // Without --resume the file starts afresh.
+        let fresh =
+            play_match(&heuristic, &uniform, &other, Some(Records { path: &killed, resume: false }), &mut |_, _| {})
+                .unwrap();
+        assert_eq!(fresh.wins + fresh.losses + fresh.draws, 6);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn external_programs_need_their_rules() {
         let rules = Rules::new(pente_core::Variant::Pente, 9).unwrap();
@@ -639,7 +809,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("pente-arena-text-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("games.jsonl");
-        let result = play_match(&heuristic, &program, &config, Some(&path), &mut |_, _| {}).unwrap();
+        let result =
+            play_match(&heuristic, &program, &config, Some(Records { path: &path, resume: false }), &mut |_, _| {})
+                .unwrap();
         assert_eq!(result.wins + result.losses + result.draws, 4);
         assert_eq!(result.b, "pente-text:1");
         let text = std::fs::read_to_string(&path).unwrap();

@@ -17,6 +17,9 @@ pub enum TrainError {
     /// A file that cannot be read or written.
     #[error("{0}")]
     Io(String),
+    /// An arena's records file holds games of another match, or broken ones.
+    #[error("{0}")]
+    Resume(String),
     /// An external program failed or disagreed with our rules.
     #[error("external program: {0}")]
     External(String),

@@ -8,7 +8,9 @@ mod error;
 mod pipeline;
 mod trainer;
 
-pub use arena::{ArenaConfig, Elo, Engine, MatchResult, Player, PlayerKind, PlayerSpec, elo_from_results, play_match};
+pub use arena::{
+    ArenaConfig, Elo, Engine, MatchResult, Player, PlayerKind, PlayerSpec, Records, elo_from_results, play_match,
+};
 pub use data::{ReplayWindow, TrainingPosition, sample_files};
 pub use error::TrainError;
 pub use pipeline::{

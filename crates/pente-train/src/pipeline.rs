@@ -17,7 +17,7 @@ use pente_selfplay::{ModelSource, Progress, SelfPlayConfig};
 use pente_store::{Chunk, Store};
 use serde::{Deserialize, Serialize};
 
-use crate::arena::{ArenaConfig, MatchResult, PlayerKind, PlayerSpec, play_match};
+use crate::arena::{ArenaConfig, MatchResult, PlayerKind, PlayerSpec, Records, play_match};
 use crate::error::TrainError;
 use crate::trainer::{StepReport, TrainConfig, init_model, start_model, train};
 
@@ -407,7 +407,7 @@ fn cached_match(
     }
     let (a, b) = (a.load(backend)?, b.load(backend)?);
     let games = path.with_extension("jsonl");
-    let result = play_match(&a, &b, config, Some(&games), &mut |done, total| {
+    let result = play_match(&a, &b, config, Some(Records { path: &games, resume: false }), &mut |done, total| {
         report(LoopEvent::ArenaGame { done, total });
     })?;
     write_atomically(path, &serde_json::to_string_pretty(&result).expect("result serializes"))?;
