@@ -11,16 +11,15 @@ and constant planes set as in real positions), so it measures less work than
 the Rust benchmark, which also encodes the positions and masks the policy.
 """
 import argparse
+import json
 import time
 
 import numpy as np
 import onnxruntime as ort
 
-PLANES = 16
-
-
-def inputs(batch, size, rng):
-    x = np.zeros((batch, PLANES, size, size), dtype=np.float32)
+def inputs(batch, planes, size, rng):
+    # The planes of features version 1; version 2's threat planes stay 0.
+    x = np.zeros((batch, planes, size, size), dtype=np.float32)
     stones = rng.random((batch, size, size))
     x[:, 0] = stones < 0.1
     x[:, 1] = (stones >= 0.1) & (stones < 0.2)
@@ -38,10 +37,12 @@ def bench(args):
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     session = ort.InferenceSession(f"{args.model}/model.onnx", options, providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(7)
+    with open(f"{args.model}/model.json") as f:
+        planes = json.load(f)["net"]["in_planes"]
     print(f"python onnxruntime {ort.__version__}, {args.model}/model.onnx on {args.size}x{args.size}, {args.threads} threads")
     print(f"{'batch':>6} {'positions/s':>14} {'ms/batch':>12}")
     for batch in args.batch:
-        x = inputs(batch, args.size, rng)
+        x = inputs(batch, planes, args.size, rng)
         session.run(None, {"features": x})
         calls, start = 0, time.perf_counter()
         while calls < 2 or time.perf_counter() - start < args.seconds:

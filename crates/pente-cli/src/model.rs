@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use pente_nn::features::LATEST;
 use pente_nn::{ModelInfo, NetConfig, store};
 
 /// What to do with a model.
@@ -23,6 +24,20 @@ pub enum ModelCommand {
     ExportOnnx {
         /// The model directory.
         dir: PathBuf,
+    },
+    /// Copy a model to the latest input encoding (features version 2 adds
+    /// the threat solver's analysis): the new planes' weights start at
+    /// zero, so the copy plays exactly as the model did until it is trained
+    /// (`start = "OUT"` in a loop config).
+    Upgrade {
+        /// The model directory.
+        dir: PathBuf,
+        /// Directory to write the upgraded model to.
+        #[arg(long)]
+        out: PathBuf,
+        /// Model id of the copy; default `<id>-f<version>`.
+        #[arg(long)]
+        id: Option<String>,
     },
 }
 
@@ -73,6 +88,36 @@ pub fn run(command: &ModelCommand) -> anyhow::Result<ExitCode> {
         ModelCommand::ExportOnnx { dir } => {
             let path = store::export_onnx(dir).with_context(|| format!("exporting {}", dir.display()))?;
             println!("wrote {}", path.display());
+        }
+        ModelCommand::Upgrade { dir, out, id } => {
+            if out.join(store::INFO_FILE).exists() {
+                anyhow::bail!("{}: a model is already there; choose another --out", out.display());
+            }
+            let device = crate::player::device()?;
+            let (model, info) = store::load(dir, &device).with_context(|| format!("loading {}", dir.display()))?;
+            if model.features() == LATEST {
+                anyhow::bail!(
+                    "{}: already reads the latest input features (version {})",
+                    dir.display(),
+                    LATEST.version()
+                );
+            }
+            let model = model.with_inputs(LATEST);
+            let id = id.clone().unwrap_or_else(|| format!("{}-f{}", info.id, LATEST.version()));
+            let upgraded = ModelInfo {
+                id: id.clone(),
+                features_version: LATEST.version(),
+                net: NetConfig { in_planes: LATEST.planes(), ..info.net.clone() },
+                parent: Some(info.id.clone()),
+                ..info
+            };
+            store::save(&model, &upgraded, out).with_context(|| format!("saving the model to {}", out.display()))?;
+            println!(
+                "wrote model {id} to {} (features version {}, {} input planes; the new ones start at zero)",
+                out.display(),
+                LATEST.version(),
+                LATEST.planes()
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -586,3 +586,35 @@ fn every_variant_self_plays_games_that_validate_and_count() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn model_upgrade_copies_a_network_to_the_latest_features_and_it_plays_the_same() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let old = format!("{root}/../../data/models/default");
+    let dir = std::env::temp_dir().join(format!("pente-cli-upgrade-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let new = dir.join("v2");
+    let new = new.to_str().unwrap();
+    let out = pente(&["model", "upgrade", &old, "--out", new]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let info: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("v2/model.json")).unwrap()).unwrap();
+    assert_eq!(info["features_version"], 2);
+    assert_eq!(info["net"]["in_planes"], 26);
+    assert_eq!(info["id"], "default-2-f2");
+    assert_eq!(info["parent"], "default-2");
+    // The new planes start at zero: the same search, move and win rate.
+    let analysis = |model: &str| {
+        let out = pente(&["analyze", "--moves", "K10 L9 K7 L8", "--visits", "50", "--model", model]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        stdout.lines().skip_while(|l| !l.starts_with("position:")).collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(analysis(&old), analysis(new));
+    // Already the latest, or a model already at --out: refused.
+    let again = pente(&["model", "upgrade", new, "--out", dir.join("v3").to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already reads the latest"), "{again:?}");
+    let taken = pente(&["model", "upgrade", &old, "--out", new]);
+    assert!(String::from_utf8_lossy(&taken.stderr).contains("a model is already there"), "{taken:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

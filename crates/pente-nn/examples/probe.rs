@@ -11,7 +11,7 @@
 //! `perturb`, whose batch-norm statistics are not the fresh 0 and 1).
 //!
 //! `OUT_DIR` receives little-endian `f32` arrays: `features.f32`
-//! `[B, PLANES, 19, 19]`, `policy.f32` `[B, 361]` (raw logits, unmasked) and
+//! `[B, planes, 19, 19]`, `policy.f32` `[B, 361]` (raw logits, unmasked) and
 //! `value.f32` `[B, 3]` (win/draw/loss logits), and `probe.json` with their
 //! shapes, the model id and the positions.
 
@@ -21,7 +21,6 @@ use std::process::ExitCode;
 use burn::prelude::*;
 use burn::store::{ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore};
 use pente_core::{Game, Rules, Variant};
-use pente_nn::features::{PLANES, encode};
 use pente_nn::{NetworkEvaluator, PenteNet, cpu, store};
 
 /// Board side of every probe position.
@@ -84,13 +83,15 @@ fn main() -> ExitCode {
     let size = usize::from(SIZE);
     let area = size * size;
     let b = GAMES.len();
-    let mut features = vec![0.0f32; b * PLANES * area];
+    let kind = evaluator.model().features();
+    let planes = kind.planes();
+    let mut features = vec![0.0f32; b * planes * area];
     for (i, (variant, moves)) in GAMES.iter().enumerate() {
         let rules = Rules::new(*variant, SIZE).expect("19x19 rules");
         let game = Game::from_move_list(rules, moves).expect("probe games replay");
-        encode(game.position(), &mut features[i * PLANES * area..(i + 1) * PLANES * area]);
+        kind.encode(game.position(), &mut features[i * planes * area..(i + 1) * planes * area]);
     }
-    let x = Tensor::<4>::from_data(TensorData::new(features.clone(), [b, PLANES, size, size]), &device);
+    let x = Tensor::<4>::from_data(TensorData::new(features.clone(), [b, planes, size, size]), &device);
     let (policy, value) = evaluator.model().forward(x);
     let policy = policy.into_data().try_into_vec::<f32>().expect("f32 policy");
     let value = value.into_data().try_into_vec::<f32>().expect("f32 value");
@@ -98,7 +99,7 @@ fn main() -> ExitCode {
     let meta = serde_json::json!({
         "model_id": id,
         "weights": if safetensors { store::SAFETENSORS_FILE } else { store::WEIGHTS_FILE },
-        "features": {"file": "features.f32", "shape": [b, PLANES, size, size]},
+        "features": {"file": "features.f32", "shape": [b, planes, size, size]},
         "policy": {"file": "policy.f32", "shape": [b, area]},
         "value": {"file": "value.f32", "shape": [b, 3]},
         "positions": GAMES.iter().map(|(v, m)| format!("{}: {m}", v.name())).collect::<Vec<_>>(),

@@ -7,7 +7,7 @@ use burn::prelude::*;
 use pente_core::Position;
 use pente_search::{Evaluation, Evaluator};
 
-use crate::features::{LEGAL_PLANE, PLANES, encode};
+use crate::features::{Features, LEGAL_PLANE};
 use crate::model::PenteNet;
 
 /// Logit given to illegal points: large and finite (an infinite one turns
@@ -45,18 +45,19 @@ pub fn evaluate_by_size(
     out.into_iter().map(|e| e.expect("every position evaluated")).collect()
 }
 
-/// Writes the input planes of `positions` (all of one board size) into
-/// `features`, resized to `positions.len() * PLANES * area` (its capacity is
-/// kept between calls).
-pub fn encode_batch(positions: &[&Position], features: &mut Vec<f32>) {
+/// Writes the input planes of `positions` (all of one board size) in the
+/// encoding `kind` into `features`, resized to `positions.len() * planes *
+/// area` (its capacity is kept between calls).
+pub fn encode_batch(kind: Features, positions: &[&Position], features: &mut Vec<f32>) {
     let area = positions.first().map_or(0, |p| p.rules().area());
-    features.resize(positions.len() * PLANES * area, 0.0);
-    for (position, out) in positions.iter().zip(features.chunks_exact_mut(PLANES * area)) {
-        encode(position, out);
+    let planes = kind.planes();
+    features.resize(positions.len() * planes * area, 0.0);
+    for (position, out) in positions.iter().zip(features.chunks_exact_mut(planes * area)) {
+        kind.encode(position, out);
     }
 }
 
-/// The evaluation of one position from its encoded planes (`PLANES * area`
+/// The evaluation of one position from its encoded planes (`planes * area`
 /// floats, as [`encode_batch`] wrote them), its policy logits (`area`) and
 /// its win/draw/loss logits: the policy is the softmax over the legal points
 /// (zero elsewhere), the value `P(win) - P(loss)`.
@@ -107,16 +108,18 @@ impl NetworkEvaluator {
         let size = usize::from(positions[0].rules().size());
         let area = size * size;
         let b = positions.len();
+        let kind = self.model.features();
+        let planes = kind.planes();
         let mut features = Vec::new();
-        encode_batch(positions, &mut features);
-        let x = Tensor::<4>::from_data(TensorData::new(features.clone(), [b, PLANES, size, size]), &self.device);
+        encode_batch(kind, positions, &mut features);
+        let x = Tensor::<4>::from_data(TensorData::new(features.clone(), [b, planes, size, size]), &self.device);
         let (policy, value) = self.model.forward(x);
         let policy = policy.into_data().try_into_vec::<f32>().expect("f32 policy");
         let wdl = value.into_data().try_into_vec::<f32>().expect("f32 value");
         (0..b)
             .map(|i| {
                 evaluation_from_logits(
-                    &features[i * PLANES * area..(i + 1) * PLANES * area],
+                    &features[i * planes * area..(i + 1) * planes * area],
                     &policy[i * area..(i + 1) * area],
                     &wdl[3 * i..3 * i + 3],
                 )

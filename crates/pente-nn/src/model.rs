@@ -8,13 +8,15 @@ use burn::prelude::*;
 use burn::tensor::activation::relu;
 use pente_kernels::Then;
 
-use crate::features::PLANES;
+use crate::features::Features;
 
 /// Shape of a network. Saved as JSON next to its weights.
 #[derive(Config, Debug, PartialEq)]
 pub struct NetConfig {
-    /// Input planes; must equal [`PLANES`] of the features version in use.
-    #[config(default = 16)]
+    /// Input planes: they say which input encoding the network reads
+    /// ([`Features::with_planes`]); the default is the latest's
+    /// ([`crate::features::LATEST`]).
+    #[config(default = 26)]
     pub in_planes: usize,
     /// Channels of the residual tower.
     #[config(default = 64)]
@@ -56,11 +58,18 @@ impl NetConfig {
 
     /// A fresh network with random weights on `device`.
     ///
+    /// The input encoding it reads, if its `in_planes` is one's.
+    #[must_use]
+    pub fn features(&self) -> Option<Features> {
+        Features::with_planes(self.in_planes)
+    }
+
     /// # Panics
-    /// If `pool_channels` is not smaller than `channels`.
+    /// If `pool_channels` is not smaller than `channels`, or `in_planes` is
+    /// no encoding's.
     #[must_use]
     pub fn init(&self, device: &Device) -> PenteNet {
-        assert_eq!(self.in_planes, PLANES, "the network reads {PLANES} feature planes");
+        assert!(self.features().is_some(), "no input encoding has {} planes", self.in_planes);
         let c = self.channels;
         PenteNet {
             stem: ConvBn::new(self.in_planes, c, 3, device),
@@ -219,7 +228,33 @@ pub struct PenteNet {
 }
 
 impl PenteNet {
-    /// `[B, PLANES, H, W]` features to policy logits `[B, H*W]` (row-major
+    /// The input encoding it reads (from its first convolution's inputs).
+    ///
+    /// # Panics
+    /// Never for a network built by [`NetConfig::init`].
+    #[must_use]
+    pub fn features(&self) -> Features {
+        let planes = self.stem.conv.weight.dims()[1];
+        Features::with_planes(planes).expect("a network reads one of the encodings")
+    }
+
+    /// The same network reading `features`, a later encoding that begins
+    /// with this one's planes: the new planes' weights start at zero, so it
+    /// plays exactly as before until training teaches it to use them.
+    ///
+    /// # Panics
+    /// If `features` has fewer planes than the network reads now.
+    #[must_use]
+    pub fn with_inputs(mut self, features: Features) -> PenteNet {
+        let weight = self.stem.conv.weight.val();
+        let [out, planes, kh, kw] = weight.dims();
+        assert!(features.planes() >= planes, "{features:?} has fewer planes than the network reads");
+        let zeros = Tensor::<4>::zeros([out, features.planes() - planes, kh, kw], &weight.device());
+        self.stem.conv.weight = burn::module::Param::from_tensor(Tensor::cat(vec![weight, zeros], 1));
+        self
+    }
+
+    /// `[B, planes, H, W]` features to policy logits `[B, H*W]` (row-major
     /// from `A1`, unmasked) and value logits `[B, 3]` (win, draw, loss for
     /// the side to move).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
@@ -246,18 +281,31 @@ mod tests {
     use burn::tensor::Distribution;
 
     use super::*;
+    use crate::features::LATEST;
+
+    /// The flex device's random generator is shared: a test that seeds it
+    /// holds this while it draws, so that no other test's draws come between.
+    static DEVICE_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    #[test]
+    fn new_networks_read_the_latest_encoding() {
+        assert_eq!(NetConfig::new().features(), Some(LATEST));
+        assert_eq!(NetConfig::scaled(4, 32).features(), Some(LATEST));
+    }
 
     /// Forward and backward through the whole network in training mode, on
     /// `pente_kernels` and on burn's own operations: the same outputs, input
     /// gradient and running statistics.
     #[test]
     fn training_on_kernels_matches_burn() {
+        let _rng = DEVICE_RNG.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let device = Device::flex().autodiff();
         let run = |kernels: bool| {
             pente_kernels::set_enabled(kernels);
             device.seed(3);
             let model = NetConfig::scaled(2, 8).init(&device);
-            let x = Tensor::<4>::random([3, PLANES, 7, 9], Distribution::Normal(0.0, 1.0), &device).require_grad();
+            let x =
+                Tensor::<4>::random([3, LATEST.planes(), 7, 9], Distribution::Normal(0.0, 1.0), &device).require_grad();
             let policy_probe = Tensor::<2>::random([3, 63], Distribution::Normal(0.0, 1.0), &device);
             let value_probe = Tensor::<2>::random([3, 3], Distribution::Normal(0.0, 1.0), &device);
             let (policy, value) = model.forward(x.clone());
@@ -282,6 +330,27 @@ mod tests {
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
                 assert!((x - y).abs() <= 1e-4 * scale, "{what}[{i}]: {x} vs {y}");
             }
+        }
+    }
+
+    /// A network widened to version 2's inputs gives the same outputs as
+    /// before, whatever the new planes hold.
+    #[test]
+    fn widening_the_inputs_keeps_the_outputs() {
+        let _rng = DEVICE_RNG.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let device = Device::flex();
+        let old = NetConfig::scaled(2, 8).with_in_planes(Features::V1.planes()).init(&device);
+        let x = Tensor::<4>::random([2, Features::V1.planes(), 7, 7], Distribution::Normal(0.0, 1.0), &device);
+        let threats = Tensor::<4>::random([2, 10, 7, 7], Distribution::Normal(0.0, 1.0), &device);
+        let (policy, value) = old.clone().valid().forward(x.clone());
+        let wide = old.with_inputs(Features::V2);
+        assert_eq!(wide.features(), Features::V2);
+        let (wide_policy, wide_value) = wide.valid().forward(Tensor::cat(vec![x, threats], 1));
+        let data = |t: Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap();
+        for (a, b) in
+            data(policy).into_iter().chain(data(value)).zip(data(wide_policy).into_iter().chain(data(wide_value)))
+        {
+            assert!((a - b).abs() < 1e-5, "{a} vs {b}");
         }
     }
 }

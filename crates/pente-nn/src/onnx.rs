@@ -2,7 +2,7 @@
 //! function as [`PenteNet::forward`] in inference mode, with every batch
 //! norm folded into the convolution before it.
 //!
-//! One input, `features` `[batch, PLANES, height, width]` (any batch and
+//! One input, `features` `[batch, planes, height, width]` (any batch and
 //! board size), and two outputs: `policy` `[batch, height * width]` logits
 //! (unmasked, row-major from `A1`) and `value` `[batch, 3]` win/draw/loss
 //! logits for the side to move. Opset 17, IR version 8.
@@ -14,7 +14,6 @@ use burn::nn::{BatchNorm, Linear};
 use burn::prelude::*;
 use prost::Message;
 
-use crate::features::{FEATURES_VERSION, PLANES};
 use crate::model::{ConvBn, PenteNet, PoolBlock, ResidualBlock};
 use crate::store::ModelInfo;
 use proto::{
@@ -60,6 +59,7 @@ pub fn to_onnx(model: &PenteNet, info: &ModelInfo) -> Vec<u8> {
     let v = graph.linear(&v, &model.value_out);
     graph.node_named("Identity", &[&v], vec![], VALUE);
 
+    let features = model.features();
     let free = |name: &str| Dimension { dim_value: None, dim_param: Some(name.into()) };
     let fixed = |n: usize| Dimension { dim_value: Some(n as i64), dim_param: None };
     let model = ModelProto {
@@ -77,7 +77,10 @@ pub fn to_onnx(model: &PenteNet, info: &ModelInfo) -> Vec<u8> {
             name: info.id.clone(),
             initializer: graph.initializers,
             doc_string: String::new(),
-            input: vec![value_info(INPUT, vec![free("batch"), fixed(PLANES), free("height"), free("width")])],
+            input: vec![value_info(
+                INPUT,
+                vec![free("batch"), fixed(features.planes()), free("height"), free("width")],
+            )],
             output: vec![
                 value_info(POLICY, vec![free("batch"), free("points")]),
                 value_info(VALUE, vec![free("batch"), fixed(3)]),
@@ -86,7 +89,7 @@ pub fn to_onnx(model: &PenteNet, info: &ModelInfo) -> Vec<u8> {
         opset_import: vec![OperatorSetIdProto { domain: String::new(), version: OPSET }],
         metadata_props: [
             ("model_id", info.id.clone()),
-            ("features_version", FEATURES_VERSION.to_string()),
+            ("features_version", features.version().to_string()),
             ("config", burn::config::config_to_json(&info.net)),
         ]
         .into_iter()

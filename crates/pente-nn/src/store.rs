@@ -10,7 +10,7 @@ use burn::store::{BurnToPyTorchAdapter, ModuleSnapshot, SafetensorsStore};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::features::FEATURES_VERSION;
+use crate::features::Features;
 use crate::model::{NetConfig, PenteNet};
 
 /// Weights, in burn's own format.
@@ -31,7 +31,8 @@ pub const MODEL_FILES: [&str; 4] = [WEIGHTS_FILE, INFO_FILE, SAFETENSORS_FILE, O
 pub struct ModelInfo {
     /// A unique name, recorded in every game the model plays.
     pub id: String,
-    /// Version of the input encoding ([`FEATURES_VERSION`]).
+    /// Version of the input encoding ([`Features::version`]); the
+    /// network's `in_planes` must be that encoding's.
     pub features_version: u32,
     /// The network's shape.
     pub net: NetConfig,
@@ -65,7 +66,7 @@ impl ModelInfo {
     pub fn new(id: impl Into<String>, net: NetConfig) -> ModelInfo {
         ModelInfo {
             id: id.into(),
-            features_version: FEATURES_VERSION,
+            features_version: net.features().map_or(0, Features::version),
             net,
             parent: None,
             samples_trained: 0,
@@ -182,16 +183,17 @@ pub fn load_info(dir: &Path) -> Result<ModelInfo, StoreError> {
     let text = std::fs::read_to_string(&path).map_err(io(&path))?;
     let info: ModelInfo =
         serde_json::from_str(&text).map_err(|e| StoreError::BadInfo { path: path.clone(), message: e.to_string() })?;
-    if info.features_version != FEATURES_VERSION {
+    let Some(features) = Features::of_version(info.features_version) else {
         return Err(StoreError::BadInfo {
             path,
             message: format!(
-                "made for input features version {}, this build reads version {FEATURES_VERSION}",
-                info.features_version
+                "made for input features version {}, this build reads versions 1 to {}",
+                info.features_version,
+                crate::features::LATEST.version()
             ),
         });
-    }
-    if info.net.in_planes != crate::features::PLANES || info.net.pool_channels >= info.net.channels {
+    };
+    if info.net.in_planes != features.planes() || info.net.pool_channels >= info.net.channels {
         return Err(StoreError::BadInfo { path, message: "the network shape does not fit the features".into() });
     }
     Ok(info)

@@ -7,7 +7,7 @@ use burn::tensor::activation::log_softmax;
 use pente_core::{Point, Position};
 
 use crate::evaluator::ILLEGAL_LOGIT;
-use crate::features::{PLANES, encode};
+use crate::features::Features;
 use crate::model::PenteNet;
 
 /// One position with its targets.
@@ -24,7 +24,7 @@ pub struct Example<'a> {
 /// A batch on a device. All positions have the same board size.
 #[derive(Debug, Clone)]
 pub struct Batch {
-    /// Features `[B, PLANES, H, W]`.
+    /// Features `[B, planes, H, W]`.
     pub features: Tensor<4>,
     /// Legal points `[B, H*W]`.
     pub legal: Tensor<2, Bool>,
@@ -35,23 +35,25 @@ pub struct Batch {
 }
 
 impl Batch {
-    /// Builds a batch from examples of one board size.
+    /// Builds a batch from examples of one board size, in the input
+    /// encoding `kind`.
     ///
     /// # Panics
     /// If `examples` is empty or mixes board sizes.
     #[must_use]
-    pub fn new(examples: &[Example<'_>], device: &Device) -> Batch {
+    pub fn new(kind: Features, examples: &[Example<'_>], device: &Device) -> Batch {
+        let planes = kind.planes();
         let size = examples[0].position.rules().size();
         let s = usize::from(size);
         let area = s * s;
         let b = examples.len();
-        let mut features = vec![0.0f32; b * PLANES * area];
+        let mut features = vec![0.0f32; b * planes * area];
         let mut legal = vec![false; b * area];
         let mut policy = vec![0.0f32; b * area];
         let mut value = vec![0.0f32; b * 3];
         for (i, example) in examples.iter().enumerate() {
             assert_eq!(example.position.rules().size(), size, "one board size per batch");
-            encode(example.position, &mut features[i * PLANES * area..(i + 1) * PLANES * area]);
+            kind.encode(example.position, &mut features[i * planes * area..(i + 1) * planes * area]);
             for p in example.position.legal_moves().filter(|p| !p.is_choice()) {
                 legal[i * area + p.dense_index(size)] = true;
             }
@@ -69,7 +71,7 @@ impl Batch {
             value[i * 3 + column] = 1.0;
         }
         Batch {
-            features: Tensor::from_data(TensorData::new(features, [b, PLANES, s, s]), device),
+            features: Tensor::from_data(TensorData::new(features, [b, planes, s, s]), device),
             legal: Tensor::from_data(TensorData::new(legal, [b, area]), device),
             policy: Tensor::from_data(TensorData::new(policy, [b, area]), device),
             value: Tensor::from_data(TensorData::new(value, [b, 3]), device),

@@ -75,6 +75,20 @@ fn save_and_load_give_identical_outputs() {
     std::fs::write(dir.join(store::WEIGHTS_FILE), b"not weights").unwrap();
     let error = store::load(&dir, &cpu()).unwrap_err().to_string();
     assert!(error.contains(store::WEIGHTS_FILE), "{error}");
+    // A features version this build does not read, or planes that are not
+    // its version's: refused with the reason.
+    let json = serde_json::to_string(&info).unwrap();
+    let planes = format!("\"in_planes\":{}", info.net.in_planes);
+    for (text, reason) in [
+        (json.replace("\"features_version\":2", "\"features_version\":3"), "version 3"),
+        (json.replace(&planes, "\"in_planes\":16"), "shape does not fit"),
+        (json.replace("\"features_version\":2", "\"features_version\":1"), "shape does not fit"),
+    ] {
+        assert_ne!(text, json);
+        std::fs::write(dir.join(store::INFO_FILE), text).unwrap();
+        let error = store::load(&dir, &cpu()).unwrap_err().to_string();
+        assert!(error.contains(store::INFO_FILE) && error.contains(reason), "{error}");
+    }
     std::fs::write(dir.join(store::INFO_FILE), b"{").unwrap();
     let error = store::load(&dir, &cpu()).unwrap_err().to_string();
     assert!(error.contains(store::INFO_FILE), "{error}");
@@ -92,9 +106,9 @@ fn a_tiny_network_overfits_a_handful_of_positions() {
     let results = [1.0, -1.0, 0.0];
     let examples: Vec<Example<'_>> =
         (0..3).map(|i| Example { position: &positions[i], policy: &targets[i], result: results[i] }).collect();
-    let batch = Batch::new(&examples, &device);
     // Wide enough that no random start gets stuck (8 channels sometimes do).
     let mut model = NetConfig::scaled(2, 16).init(&device);
+    let batch = Batch::new(model.features(), &examples, &device);
     let mut optim = AdamConfig::new().init();
     let first = losses(&model, &batch).total(1.0).into_scalar::<f32>();
     for _ in 0..300 {

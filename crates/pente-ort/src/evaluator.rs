@@ -7,7 +7,7 @@ use ort::session::Session;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::value::TensorRef;
 use pente_core::{Position, Rules};
-use pente_nn::features::PLANES;
+use pente_nn::features::Features;
 use pente_nn::onnx::{POLICY, VALUE};
 use pente_nn::{MAX_BATCH, PenteNet, encode_batch, evaluate_by_size, evaluation_from_logits};
 use pente_search::{Evaluation, Evaluator};
@@ -34,19 +34,23 @@ struct Inner {
 /// thread its own evaluator (with `threads = 1`) rather than sharing one.
 pub struct OrtEvaluator {
     inner: Mutex<Inner>,
+    /// The input encoding the network reads.
+    kind: Features,
     name: String,
     threads: usize,
 }
 
 impl OrtEvaluator {
     /// Builds a session of the ONNX model `onnx` (as written by
-    /// [`pente_nn::onnx::to_onnx`]) on `threads` intra-op threads.
+    /// [`pente_nn::onnx::to_onnx`]), whose input is the encoding `kind`, on
+    /// `threads` intra-op threads.
     ///
     /// # Errors
     /// [`SessionError`] if ONNX Runtime refuses the model or cannot run it.
     pub fn from_onnx(
         runtime: &Runtime,
         onnx: &[u8],
+        kind: Features,
         name: impl Into<String>,
         threads: usize,
     ) -> Result<OrtEvaluator, SessionError> {
@@ -61,8 +65,12 @@ impl OrtEvaluator {
             .map_err(session_error)?
             .commit_from_memory(onnx)
             .map_err(session_error)?;
-        let evaluator =
-            OrtEvaluator { inner: Mutex::new(Inner { session, features: Vec::new() }), name: name.into(), threads };
+        let evaluator = OrtEvaluator {
+            inner: Mutex::new(Inner { session, features: Vec::new() }),
+            kind,
+            name: name.into(),
+            threads,
+        };
         // One run now, so that a model ONNX Runtime cannot execute fails here
         // with an error instead of in the middle of a search.
         let probe = Position::new(Rules::pente());
@@ -80,7 +88,13 @@ impl OrtEvaluator {
         info: &pente_nn::ModelInfo,
         threads: usize,
     ) -> Result<OrtEvaluator, SessionError> {
-        OrtEvaluator::from_onnx(runtime, &pente_nn::onnx::to_onnx(model, info), info.id.clone(), threads)
+        OrtEvaluator::from_onnx(
+            runtime,
+            &pente_nn::onnx::to_onnx(model, info),
+            model.features(),
+            info.id.clone(),
+            threads,
+        )
     }
 
     /// The model directory `dir`, its graph built from its weights (so that
@@ -104,8 +118,9 @@ impl OrtEvaluator {
         let Inner { session, features } = &mut *guard;
         let size = usize::from(positions[0].rules().size());
         let area = size * size;
-        encode_batch(positions, features);
-        let input = TensorRef::from_array_view(([positions.len(), PLANES, size, size], features.as_slice()))
+        let planes = self.kind.planes();
+        encode_batch(self.kind, positions, features);
+        let input = TensorRef::from_array_view(([positions.len(), planes, size, size], features.as_slice()))
             .map_err(session_error)?;
         let outputs = session.run(ort::inputs![input]).map_err(session_error)?;
         let (_, policy) = outputs[POLICY].try_extract_tensor::<f32>().map_err(session_error)?;
@@ -113,7 +128,7 @@ impl OrtEvaluator {
         Ok((0..positions.len())
             .map(|i| {
                 evaluation_from_logits(
-                    &features[i * PLANES * area..(i + 1) * PLANES * area],
+                    &features[i * planes * area..(i + 1) * planes * area],
                     &policy[i * area..(i + 1) * area],
                     &wdl[3 * i..3 * i + 3],
                 )

@@ -116,6 +116,12 @@ fn ort_matches_burn_on_the_shipped_shape() {
 }
 
 #[test]
+fn ort_matches_burn_on_version_1_features() {
+    // The shipped network reads the 16 planes of features version 1.
+    assert_same(&NetConfig::scaled(4, 32).with_in_planes(pente_nn::features::Features::V1.planes()), 4);
+}
+
+#[test]
 fn ort_matches_burn_with_the_pool_block_last() {
     // pool_after = blocks: the pooling block after the last plain block.
     assert_same(&NetConfig::scaled(2, 16).with_pool_after(2), 2);
@@ -129,7 +135,7 @@ fn the_model_directory_gets_an_onnx_file_that_ort_runs() {
     let model = perturbed(&config, 3);
     store::save(&model, &ModelInfo::new("saved", config), &dir).unwrap();
     let onnx = std::fs::read(dir.join(store::ONNX_FILE)).unwrap();
-    let from_file = OrtEvaluator::from_onnx(runtime, &onnx, "file", 1).unwrap();
+    let from_file = OrtEvaluator::from_onnx(runtime, &onnx, model.features(), "file", 1).unwrap();
     let from_dir = OrtEvaluator::load(runtime, &dir, 1).unwrap();
     let position = random_positions(Rules::pente(), 1, &mut StdRng::seed_from_u64(3)).remove(0);
     assert_eq!(from_file.evaluate(&[&position]), from_dir.evaluate(&[&position]));

@@ -301,7 +301,7 @@ fn train_step(
     lap(&mut times.sample);
     let examples: Vec<Example<'_>> =
         positions.iter().map(|p| Example { position: &p.position, policy: &p.policy, result: p.result }).collect();
-    let batch = Batch::new(&examples, device);
+    let batch = Batch::new(model.features(), &examples, device);
     lap(&mut times.encode);
     let parts = losses(&model, &batch);
     let loss = parts.total(config.value_weight);

@@ -22,8 +22,10 @@ mod threats;
 use pente_core::{Color, Point, Position};
 use serde::{Deserialize, Serialize};
 
+use threats::Bits;
 pub(crate) use threats::Board;
-use threats::{Bits, Kind};
+pub use threats::Kind as ThreatKind;
+use threats::Kind;
 
 /// Whether the solver's threat patterns are exact under `rules`: not in
 /// Poof-Pente, where moving into a flank removes one's own stones, nor in
@@ -40,6 +42,27 @@ pub fn sound_for(rules: &pente_core::Rules) -> bool {
 #[must_use]
 pub fn sound_at(position: &Position) -> bool {
     sound_for(position.rules()) && position.seats_decided()
+}
+
+/// The solver's threat analysis of a position, for other readers (the
+/// network's input planes): for every empty point, on how many of its four
+/// lines a stone of either colour would make each kind of threat.
+pub struct ThreatMap(Board);
+
+impl ThreatMap {
+    /// The analysis of `position`, or `None` where the solver does not read
+    /// it ([`sound_at`]: its patterns would not be exact there).
+    #[must_use]
+    pub fn new(position: &Position) -> Option<ThreatMap> {
+        sound_at(position).then(|| ThreatMap(Board::new(position.clone())))
+    }
+
+    /// The empty points where a stone of `color` would make `kind`, each with
+    /// the number of lines it makes it on (1 to 4).
+    pub fn points(&self, kind: ThreatKind, color: Color) -> impl Iterator<Item = (Point, u8)> + '_ {
+        let board = &self.0;
+        board.points(kind, color).iter().map(move |i| (board.point(i), board.lines(kind, color, i)))
+    }
 }
 
 /// How hard the solver looks.

@@ -64,7 +64,7 @@ impl Bits {
 
 /// What a stone on an empty point would make along one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
     /// A winning line.
     Five = 0,
     /// A new point that would then complete a winning line.
@@ -75,6 +75,11 @@ pub(crate) enum Kind {
     Capture = 3,
     /// A capture threat: a flanked pair (or Keryo triple) with the far end empty.
     Setup = 4,
+}
+
+impl Kind {
+    /// Every kind, in the order of their values.
+    pub const ALL: [Kind; KINDS] = [Kind::Five, Kind::Four, Kind::Three, Kind::Capture, Kind::Setup];
 }
 
 const KINDS: usize = 5;
