@@ -33,20 +33,19 @@ const V1_PLANES: usize = 16;
 const HISTORY: usize = 3;
 
 impl Features {
+    /// Every encoding, oldest first.
+    pub const ALL: [Features; 2] = [Features::V1, Features::V2];
+
     /// The encoding of a version number (as `model.json` stores it).
     #[must_use]
     pub fn of_version(version: u32) -> Option<Features> {
-        match version {
-            1 => Some(Features::V1),
-            2 => Some(Features::V2),
-            _ => None,
-        }
+        Features::ALL.into_iter().find(|f| f.version() == version)
     }
 
     /// The encoding a network with `planes` input planes reads.
     #[must_use]
     pub fn with_planes(planes: usize) -> Option<Features> {
-        [Features::V1, Features::V2].into_iter().find(|f| f.planes() == planes)
+        Features::ALL.into_iter().find(|f| f.planes() == planes)
     }
 
     /// Its version number.
@@ -216,7 +215,7 @@ mod tests {
 
     #[test]
     fn each_version_is_found_from_its_number_and_its_planes() {
-        for features in [Features::V1, Features::V2] {
+        for features in Features::ALL {
             assert_eq!(Features::of_version(features.version()), Some(features));
             assert_eq!(Features::with_planes(features.planes()), Some(features));
         }

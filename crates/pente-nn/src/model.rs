@@ -56,14 +56,14 @@ impl NetConfig {
             .with_value_hidden(channels.max(8))
     }
 
-    /// A fresh network with random weights on `device`.
-    ///
     /// The input encoding it reads, if its `in_planes` is one's.
     #[must_use]
     pub fn features(&self) -> Option<Features> {
         Features::with_planes(self.in_planes)
     }
 
+    /// A fresh network with random weights on `device`.
+    ///
     /// # Panics
     /// If `pool_channels` is not smaller than `channels`, or `in_planes` is
     /// no encoding's.
@@ -341,7 +341,8 @@ mod tests {
         let device = Device::flex();
         let old = NetConfig::scaled(2, 8).with_in_planes(Features::V1.planes()).init(&device);
         let x = Tensor::<4>::random([2, Features::V1.planes(), 7, 7], Distribution::Normal(0.0, 1.0), &device);
-        let threats = Tensor::<4>::random([2, 10, 7, 7], Distribution::Normal(0.0, 1.0), &device);
+        let new_planes = Features::V2.planes() - Features::V1.planes();
+        let threats = Tensor::<4>::random([2, new_planes, 7, 7], Distribution::Normal(0.0, 1.0), &device);
         let (policy, value) = old.clone().valid().forward(x.clone());
         let wide = old.with_inputs(Features::V2);
         assert_eq!(wide.features(), Features::V2);
