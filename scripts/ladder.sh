@@ -10,10 +10,11 @@
 # Defaults: data/models/default, 64 visits, MODEL_DIR/arena. Writes each
 # match's games (OUT_DIR/<opponent>.jsonl) and its result line to
 # OUT_DIR/results.txt. Needs `apt-get install pente` for the pente-text levels.
-# Games per match: GAMES (default 80) against the baselines, 20 against
-# pente-text levels 1-6 and fewer against the slow top levels (level 9 thinks
-# for seconds a move). Each game is written as it ends; RESUME=1 goes on from
-# the games already in OUT_DIR (a killed ladder), playing only the rest.
+# Games per match: GAMES (default 80) against the baselines, LEVEL_GAMES
+# (default 20) against each pente-text level. A match plays its games side by
+# side; level 9 thinks 10-30 s a move, so its 20 games take about an hour of
+# both cores. Each game is written as it ends; RESUME=1 goes on from the games
+# already in OUT_DIR (a killed ladder), playing only the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +35,6 @@ play() { # opponent games
 }
 play "heuristic@$budget" "$games"
 play "uniform@$budget" "$games"
-for level_games in 1:20 2:20 3:20 4:20 5:20 6:20 7:10 8:6 9:4; do
-    play "pente-text:${level_games%:*}" "${level_games#*:}"
+for level in 1 2 3 4 5 6 7 8 9; do
+    play "pente-text:$level" "${LEVEL_GAMES:-20}"
 done

@@ -590,7 +590,8 @@ fn every_variant_self_plays_games_that_validate_and_count() {
 #[test]
 fn model_upgrade_copies_a_network_to_the_latest_features_and_it_plays_the_same() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let old = format!("{root}/../../data/models/default");
+    // default-2, the first shipped network, reads version 1.
+    let old = format!("{root}/../../data/models/default-2");
     let dir = std::env::temp_dir().join(format!("pente-cli-upgrade-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let new = dir.join("v2");

@@ -117,7 +117,7 @@ fn ort_matches_burn_on_the_shipped_shape() {
 
 #[test]
 fn ort_matches_burn_on_version_1_features() {
-    // The shipped network reads the 16 planes of features version 1.
+    // Networks of version 1 (default-2, the first shipped one) still load and run.
     assert_same(&NetConfig::scaled(4, 32).with_in_planes(pente_nn::features::Features::V1.planes()), 4);
 }
 
