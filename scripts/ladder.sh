@@ -11,10 +11,11 @@
 # match's games (OUT_DIR/<opponent>.jsonl) and its result line to
 # OUT_DIR/results.txt. Needs `apt-get install pente` for the pente-text levels.
 # Games per match: GAMES (default 80) against the baselines, LEVEL_GAMES
-# (default 20) against each pente-text level. A match plays its games side by
-# side; level 9 thinks 10-30 s a move, so its 20 games take about an hour of
-# both cores. Each game is written as it ends; RESUME=1 goes on from the games
-# already in OUT_DIR (a killed ladder), playing only the rest.
+# (default 20) against each pente-text level. Level 9 thinks 10-30 s a move:
+# at fixed visits a match plays its games side by side (level 9's 20 games took
+# about 80 minutes of both cores), at a time a move they take turns (about 10
+# minutes a level-9 game). Each game is written as it ends; RESUME=1 goes on
+# from the games already in OUT_DIR (a killed ladder), playing only the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
