@@ -97,7 +97,7 @@ class PoolBlock(nn.Module):
 
 
 class PenteNet(nn.Module):
-    """Features [B, 16, H, W] -> policy logits [B, H*W], value (win/draw/loss) logits [B, 3]."""
+    """Features [B, in_planes, H, W] -> policy logits [B, H*W], value (win/draw/loss) logits [B, 3]."""
 
     def __init__(self, net):
         super().__init__()
