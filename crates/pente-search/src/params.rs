@@ -29,6 +29,11 @@ pub struct SearchParams {
     pub dirichlet_total_alpha: f32,
     /// Weight of the noise in the root priors.
     pub dirichlet_fraction: f32,
+    /// Forced playouts with policy target pruning (KataGo), self-play only
+    /// (with `noise`, under PUCT): a visited root move of prior P gets at
+    /// least sqrt(k P N) of the root's N playouts, and the training target
+    /// takes back those it did not earn. This is k (KataGo's 2); 0 is off.
+    pub forced_playouts: f32,
     /// Use Gumbel root selection with sequential halving instead of PUCT at
     /// the root; best for small budgets (8-32 visits).
     pub gumbel: Option<GumbelParams>,
@@ -54,6 +59,7 @@ impl Default for SearchParams {
             noise: false,
             dirichlet_total_alpha: 10.83,
             dirichlet_fraction: 0.25,
+            forced_playouts: 0.0,
             gumbel: None,
             cache_entries: 100_000,
             tactics: TacticsParams::default(),

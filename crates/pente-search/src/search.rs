@@ -162,7 +162,8 @@ pub struct SearchResult {
     pub visits: u32,
     /// Every root move, most visited first.
     pub candidates: Vec<Candidate>,
-    /// The training target: the visit distribution (PUCT) or the improved
+    /// The training target: the visit distribution (PUCT; less the forced
+    /// playouts a move did not earn, when they are on) or the improved
     /// policy (Gumbel), over the legal moves.
     pub policy_target: Vec<(Point, f32)>,
     /// When `proof` is a win or a loss: a line to the end of the game from
@@ -535,8 +536,12 @@ impl Search {
         let parent = &self.nodes[node as usize];
         let priors = if node == ROOT { self.root_priors.as_deref() } else { None };
         let parent_n = parent.visits + parent.in_flight;
-        let c = self.params.c_puct + ((1.0 + parent_n as f32 + self.params.c_puct_base) / self.params.c_puct_base).ln();
-        let explore = c * (parent_n.max(1) as f32).sqrt();
+        if node == ROOT
+            && let Some(i) = self.forced_edge(parent_n)
+        {
+            return Some(i);
+        }
+        let explore = self.exploration(parent_n);
         // First-play urgency from the parent's value for its player to act.
         let parent_q = parent.q().map_or(0.0, |q| parent.for_actor(q));
         let visited_mass: f32 = parent
@@ -567,6 +572,61 @@ impl Search {
         }
         // Every move loses: play on along the most likely one.
         best.or_else(|| (!parent.edges.is_empty()).then_some(0))
+    }
+
+    /// PUCT's exploration factor at a node of `parent_n` playouts.
+    fn exploration(&self, parent_n: u32) -> f32 {
+        let c = self.params.c_puct + ((1.0 + parent_n as f32 + self.params.c_puct_base) / self.params.c_puct_base).ln();
+        c * (parent_n.max(1) as f32).sqrt()
+    }
+
+    /// The playouts a visited root move of `prior` is owed out of the root's
+    /// `total` (forced playouts); 0 when they are off.
+    fn forced_visits(&self, prior: f32, total: u32) -> f32 {
+        let k = self.params.forced_playouts;
+        if !self.params.noise || self.gumbel.is_some() || k <= 0.0 {
+            return 0.0;
+        }
+        (k * prior * total as f32).sqrt()
+    }
+
+    /// The first root edge (best prior first) that has been visited but has
+    /// fewer playouts than it is owed.
+    fn forced_edge(&self, total: u32) -> Option<usize> {
+        let root = &self.nodes[ROOT as usize];
+        root.edges.iter().enumerate().find_map(|(i, edge)| {
+            let child = &self.nodes[edge.child? as usize];
+            let n = child.visits + child.in_flight;
+            let prior = self.root_priors.as_deref().map_or(edge.prior, |p| p[i]);
+            (n > 0 && child.proof == Proof::Unknown && (n as f32) < self.forced_visits(prior, total)).then_some(i)
+        })
+    }
+
+    /// Policy target pruning: takes back from every root move but the most
+    /// visited the forced playouts it did not earn, as many as leave its
+    /// PUCT score below the best move's; a move left with one is dropped.
+    fn prune_forced_visits(&self, visits: &mut [u32]) {
+        let total: u32 = visits.iter().sum();
+        if self.forced_visits(1.0, total) == 0.0 {
+            return;
+        }
+        let Some(best) = (0..visits.len()).max_by_key(|&i| (visits[i], std::cmp::Reverse(i))) else { return };
+        let root = &self.nodes[ROOT as usize];
+        let prior = |i: usize| self.root_priors.as_deref().map_or(root.edges[i].prior, |p| p[i]);
+        let explore = self.exploration(total);
+        let best_score = self.completed_q(best) + explore * prior(best) / (1 + visits[best]) as f32;
+        for (i, n) in visits.iter_mut().enumerate() {
+            if i == best || *n == 0 {
+                continue;
+            }
+            let gap = best_score - self.completed_q(i);
+            // The fewest playouts that keep this move's score below the best's.
+            let earned =
+                if gap > 0.0 { (explore * prior(i) / gap - 1.0).floor().max(-1.0) as i64 + 1 } else { i64::MAX };
+            let unforced = i64::from(*n) - self.forced_visits(prior(i), total) as i64;
+            let kept = earned.max(unforced).min(i64::from(*n));
+            *n = if kept <= 1 { 0 } else { kept as u32 };
+        }
     }
 
     /// Sequential halving: the considered root edge furthest below this
@@ -939,17 +999,14 @@ impl Search {
             let total: f32 = exp.iter().sum();
             return root.edges.iter().zip(exp).map(|(e, x)| (e.point, x / total)).collect();
         }
-        let total: u32 = root.edges.iter().filter_map(|e| e.child.map(|c| self.nodes[c as usize].visits)).sum();
+        let mut visits: Vec<u32> =
+            root.edges.iter().map(|e| e.child.map_or(0, |c| self.nodes[c as usize].visits)).collect();
+        self.prune_forced_visits(&mut visits);
+        let total: u32 = visits.iter().sum();
         if total == 0 {
             return root.edges.iter().map(|e| (e.point, e.prior)).collect();
         }
-        root.edges
-            .iter()
-            .filter_map(|e| {
-                let visits = e.child.map_or(0, |c| self.nodes[c as usize].visits);
-                (visits > 0).then(|| (e.point, visits as f32 / total as f32))
-            })
-            .collect()
+        root.edges.iter().zip(visits).filter(|&(_, n)| n > 0).map(|(e, n)| (e.point, n as f32 / total as f32)).collect()
     }
 
     /// Moves the root to the position after `point`, keeping the subtree

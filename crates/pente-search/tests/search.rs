@@ -359,3 +359,84 @@ fn the_chooser_takes_the_better_colour() {
     assert!(result.value <= 0.0, "the opener cannot gain: {}", result.value);
     assert!(!result.best_move.unwrap().is_choice());
 }
+
+/// Priors that fall off geometrically with the distance from the centre;
+/// a stone on K11 is worth a lot to its owner, nothing else matters.
+struct Peaked;
+
+impl Evaluator for Peaked {
+    fn evaluate(&self, positions: &[&Position]) -> Vec<Evaluation> {
+        positions
+            .iter()
+            .map(|position| {
+                let size = position.rules().size();
+                let centre = f32::from(size / 2);
+                let policy = (0..usize::from(size) * usize::from(size))
+                    .map(|i| {
+                        let (x, y) = ((i % usize::from(size)) as f32, (i / usize::from(size)) as f32);
+                        0.3f32.powf((x - centre).abs() + (y - centre).abs())
+                    })
+                    .collect();
+                let value = if position.stone_at(p("K11")) == Some(position.to_move().opponent()) { -0.9 } else { 0.0 };
+                Evaluation { policy, value }
+            })
+            .collect()
+    }
+    fn name(&self) -> String {
+        "peaked".into()
+    }
+}
+
+/// Forced playouts (self-play): every visited root move gets about
+/// sqrt(k P N) of the root's N playouts, taken from the favourites, and the
+/// training target takes back the ones a move did not earn.
+#[test]
+fn forced_playouts_widen_the_root_and_leave_the_target() {
+    let position = position("K10 L9 K7");
+    // Noise on, but no Dirichlet mass: the priors stay the evaluator's.
+    let plain = SearchParams {
+        noise: true,
+        dirichlet_fraction: 0.0,
+        visits: 400,
+        leaves_per_call: 1,
+        ..SearchParams::default()
+    };
+    let forced = SearchParams { forced_playouts: 2.0, ..plain.clone() };
+    let without = Search::new(position.clone(), plain, 1).run(&Peaked);
+    let with = Search::new(position.clone(), forced.clone(), 1).run(&Peaked);
+
+    for c in with.candidates.iter().filter(|c| c.visits > 0 && c.proof == Proof::Unknown) {
+        // Owed at the last playout's selection, when the root had one fewer.
+        let owed = (2.0 * c.prior * (with.visits - 1) as f32).sqrt().floor();
+        assert!(c.visits as f32 + 1.0 >= owed, "{} has {} of its {owed:.1} forced playouts", c.point, c.visits);
+    }
+    let most = |r: &pente_search::SearchResult| r.candidates.iter().map(|c| c.visits).max().unwrap();
+    assert!(most(&with) < most(&without), "{} playouts of the favourite against {}", most(&with), most(&without));
+
+    // Without forced playouts the target is the visit distribution.
+    let raw_share = |r: &pente_search::SearchResult, point: Point| {
+        let total: u32 = r.candidates.iter().map(|c| c.visits).sum();
+        r.candidates.iter().find(|c| c.point == point).map_or(0.0, |c| c.visits as f32 / total as f32)
+    };
+    for &(point, share) in &without.policy_target {
+        assert!((share - raw_share(&without, point)).abs() < 1e-6);
+    }
+    // With them, moves lose the playouts they did not earn (some all of
+    // them): the favourite's share is no lower than without.
+    let best = with.candidates.iter().max_by_key(|c| c.visits).unwrap().point;
+    let target_share = |point| with.policy_target.iter().find(|&&(p, _)| p == point).map_or(0.0, |&(_, s)| s);
+    assert!(target_share(best) > raw_share(&with, best) + 0.01);
+    assert!(target_share(best) >= raw_share(&without, best));
+    assert!(with.policy_target.len() < with.candidates.iter().filter(|c| c.visits > 0).count());
+    assert!(
+        with.policy_target.iter().all(|&(point, _)| with.candidates.iter().any(|c| c.point == point && c.visits >= 2))
+    );
+    assert!((with.policy_target.iter().map(|&(_, s)| s).sum::<f32>() - 1.0).abs() < 1e-5);
+
+    // Outside self-play (no noise) they are off: the same search as without.
+    let analysis = |k| SearchParams { noise: false, forced_playouts: k, ..forced.clone() };
+    assert_eq!(
+        Search::new(position.clone(), analysis(2.0), 1).run(&Peaked),
+        Search::new(position, analysis(0.0), 1).run(&Peaked)
+    );
+}
