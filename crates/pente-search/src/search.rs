@@ -580,25 +580,34 @@ impl Search {
         c * (parent_n.max(1) as f32).sqrt()
     }
 
+    /// Whether forced playouts are on: self-play (noise) under PUCT.
+    fn forces_playouts(&self) -> bool {
+        self.params.forced_playouts > 0.0 && self.params.noise && self.gumbel.is_none()
+    }
+
     /// The playouts a visited root move of `prior` is owed out of the root's
-    /// `total` (forced playouts); 0 when they are off.
+    /// `total` (forced playouts, when they are on).
     fn forced_visits(&self, prior: f32, total: u32) -> f32 {
-        let k = self.params.forced_playouts;
-        if !self.params.noise || self.gumbel.is_some() || k <= 0.0 {
-            return 0.0;
-        }
-        (k * prior * total as f32).sqrt()
+        (self.params.forced_playouts * prior * total as f32).sqrt()
+    }
+
+    /// Root edge `i`'s prior as the search uses it (noise mixed in).
+    fn root_prior(&self, i: usize) -> f32 {
+        self.root_priors.as_deref().map_or(self.nodes[ROOT as usize].edges[i].prior, |p| p[i])
     }
 
     /// The first root edge (best prior first) that has been visited but has
     /// fewer playouts than it is owed.
     fn forced_edge(&self, total: u32) -> Option<usize> {
+        if !self.forces_playouts() {
+            return None;
+        }
         let root = &self.nodes[ROOT as usize];
         root.edges.iter().enumerate().find_map(|(i, edge)| {
             let child = &self.nodes[edge.child? as usize];
             let n = child.visits + child.in_flight;
-            let prior = self.root_priors.as_deref().map_or(edge.prior, |p| p[i]);
-            (n > 0 && child.proof == Proof::Unknown && (n as f32) < self.forced_visits(prior, total)).then_some(i)
+            let owed = self.forced_visits(self.root_prior(i), total);
+            (n > 0 && child.proof == Proof::Unknown && (n as f32) < owed).then_some(i)
         })
     }
 
@@ -607,23 +616,24 @@ impl Search {
     /// PUCT score below the best move's; a move left with one is dropped.
     fn prune_forced_visits(&self, visits: &mut [u32]) {
         let total: u32 = visits.iter().sum();
-        if self.forced_visits(1.0, total) == 0.0 {
+        if !self.forces_playouts() || total == 0 {
             return;
         }
         let Some(best) = (0..visits.len()).max_by_key(|&i| (visits[i], std::cmp::Reverse(i))) else { return };
-        let root = &self.nodes[ROOT as usize];
-        let prior = |i: usize| self.root_priors.as_deref().map_or(root.edges[i].prior, |p| p[i]);
         let explore = self.exploration(total);
-        let best_score = self.completed_q(best) + explore * prior(best) / (1 + visits[best]) as f32;
+        let best_score = self.completed_q(best) + explore * self.root_prior(best) / (1 + visits[best]) as f32;
         for (i, n) in visits.iter_mut().enumerate() {
             if i == best || *n == 0 {
                 continue;
             }
             let gap = best_score - self.completed_q(i);
             // The fewest playouts that keep this move's score below the best's.
-            let earned =
-                if gap > 0.0 { (explore * prior(i) / gap - 1.0).floor().max(-1.0) as i64 + 1 } else { i64::MAX };
-            let unforced = i64::from(*n) - self.forced_visits(prior(i), total) as i64;
+            let earned = if gap > 0.0 {
+                (explore * self.root_prior(i) / gap - 1.0).floor().max(-1.0) as i64 + 1
+            } else {
+                i64::MAX
+            };
+            let unforced = i64::from(*n) - self.forced_visits(self.root_prior(i), total) as i64;
             let kept = earned.max(unforced).min(i64::from(*n));
             *n = if kept <= 1 { 0 } else { kept as u32 };
         }
