@@ -13,7 +13,10 @@ use serde::Deserialize;
 use crate::input::InputError;
 
 /// The header the trainer writes to `metrics.csv`: one row per logged step.
-pub const METRICS_HEADER: &str = "iteration,step,samples,policy_loss,value_loss,learning_rate,samples_per_second";
+/// Rows of networks without auxiliary heads (and rows written before the
+/// column existed) end before `aux_loss`.
+pub const METRICS_HEADER: &str =
+    "iteration,step,samples,policy_loss,value_loss,learning_rate,samples_per_second,aux_loss";
 
 /// The header the trainer writes to `elo.csv`: one row per rated model.
 pub const ELO_HEADER: &str = "iteration,model,elo,elo_low,elo_high,games,cpu_hours";
@@ -35,6 +38,8 @@ pub struct MetricsRow {
     pub learning_rate: Option<f64>,
     /// Training throughput.
     pub samples_per_second: Option<f64>,
+    /// The auxiliary heads' weighted losses, summed.
+    pub aux_loss: Option<f64>,
 }
 
 /// One row of `elo.csv`.
@@ -75,6 +80,7 @@ fn read_rows<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, InputE
     let file_error = |message: String| InputError { path: path.to_path_buf(), line: None, message, fatal: true };
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
+        .flexible(true)
         .from_path(path)
         .map_err(|e| file_error(format!("cannot open: {e}")))?;
     let headers = reader.headers().map_err(|e| file_error(format!("cannot read the header: {e}")))?.clone();

@@ -127,4 +127,15 @@ fn bad_training_files_name_the_line() {
     fs::write(&path, "iteration,step,value_loss\n1,5,0.5\n").unwrap();
     let error = read_metrics(&path).unwrap_err();
     assert!(error.message.contains("policy_loss"), "{error}");
+
+    // Rows of networks without the auxiliary heads end before `aux_loss`.
+    fs::write(
+        &path,
+        "iteration,step,samples,policy_loss,value_loss,learning_rate,samples_per_second,aux_loss\n\
+         1,100,6400,3.0,0.9,2.0e-3,1000.0\n\
+         2,200,12800,2.5,0.8,2.0e-3,1000.0,0.7\n",
+    )
+    .unwrap();
+    let rows = read_metrics(&path).unwrap();
+    assert_eq!((rows[0].aux_loss, rows[1].aux_loss), (None, Some(0.7)));
 }

@@ -59,8 +59,9 @@ pub fn step_bar(steps: u64, quiet: bool) -> ProgressBar {
 pub fn show_step(bar: &ProgressBar, s: &StepReport) {
     bar.set_length(s.steps);
     bar.set_position(s.step);
+    let aux = s.aux_loss.map(|loss| format!(" aux {loss:.3}")).unwrap_or_default();
     bar.set_message(format!(
-        "policy {:.3} value {:.3} lr {:.1e} {:.0} samples/s",
+        "policy {:.3} value {:.3}{aux} lr {:.1e} {:.0} samples/s",
         s.policy_loss, s.value_loss, s.learning_rate, s.samples_per_second
     ));
 }
@@ -89,8 +90,9 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<ExitCode> {
     })?;
     bar.finish_and_clear();
     if let Some(s) = last {
+        let aux = s.aux_loss.map(|loss| format!(", auxiliary loss {loss:.4}")).unwrap_or_default();
         println!(
-            "step {}: policy loss {:.4}, value loss {:.4}, {:.1} samples/s",
+            "step {}: policy loss {:.4}, value loss {:.4}{aux}, {:.1} samples/s",
             s.step, s.policy_loss, s.value_loss, s.samples_per_second
         );
     }

@@ -39,6 +39,10 @@ pub struct NetConfig {
     /// Hidden units of the value head.
     #[config(default = 64)]
     pub value_hidden: usize,
+    /// Whether the network has the auxiliary heads ([`AuxHeads`]), which
+    /// only training reads. `None` (networks saved before they existed) is
+    /// `false`.
+    pub aux_heads: Option<bool>,
 }
 
 impl NetConfig {
@@ -81,8 +85,47 @@ impl NetConfig {
             value_hidden: ConvBn::new(c, self.value_channels, 1, device),
             value_fc: LinearConfig::new(3 * self.value_channels, self.value_hidden).init(device),
             value_out: LinearConfig::new(self.value_hidden, 3).init(device),
+            aux: self.aux_heads.unwrap_or(false).then(|| AuxHeads::new(self, device)),
         }
     }
+}
+
+/// Heads that give training more to learn from than the move and the
+/// result (KataGo's auxiliary targets): the opponent's reply, who holds
+/// each point at the end of the game and the captures each side ends with.
+/// Play never runs them, and the ONNX export leaves them out.
+#[derive(Module, Debug)]
+pub struct AuxHeads {
+    /// The opponent's reply to the move played, from the policy head's hidden layer.
+    pub(crate) reply_out: Conv2d,
+    /// Final ownership of each point, from the value head's hidden layer.
+    pub(crate) ownership_out: Conv2d,
+    /// Final captures of the side to move and of the opponent, from the
+    /// value head's pooled hidden units.
+    pub(crate) captures_out: Linear,
+}
+
+impl AuxHeads {
+    fn new(config: &NetConfig, device: &Device) -> AuxHeads {
+        AuxHeads {
+            reply_out: Conv2dConfig::new([config.policy_channels, 1], [1, 1]).init(device),
+            ownership_out: Conv2dConfig::new([config.value_channels, 1], [1, 1]).init(device),
+            captures_out: LinearConfig::new(config.value_hidden, 2).init(device),
+        }
+    }
+}
+
+/// What the auxiliary heads predict, for training.
+#[derive(Debug, Clone)]
+pub struct AuxOutputs {
+    /// Logits of the opponent's reply `[B, H*W]`.
+    pub reply: Tensor<2>,
+    /// Final ownership of each point `[B, H*W]`, in -1 (the opponent's
+    /// stone) to 1 (a stone of the side to move).
+    pub ownership: Tensor<2>,
+    /// Final captured stones of the side to move and of the opponent, as
+    /// fractions of the stones that win `[B, 2]`.
+    pub captures: Tensor<2>,
 }
 
 /// A convolution without bias followed by batch norm.
@@ -225,6 +268,7 @@ pub struct PenteNet {
     pub(crate) value_hidden: ConvBn,
     pub(crate) value_fc: Linear,
     pub(crate) value_out: Linear,
+    pub(crate) aux: Option<AuxHeads>,
 }
 
 impl PenteNet {
@@ -258,6 +302,23 @@ impl PenteNet {
     /// from `A1`, unmasked) and value logits `[B, 3]` (win, draw, loss for
     /// the side to move).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
+        let (policy, value, _) = self.forward_heads(x, false);
+        (policy, value)
+    }
+
+    /// [`Self::forward`] and, when the network has them, the auxiliary
+    /// heads' outputs.
+    pub fn forward_with_aux(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>, Option<AuxOutputs>) {
+        self.forward_heads(x, true)
+    }
+
+    /// Whether the network has the auxiliary heads.
+    #[must_use]
+    pub fn has_aux_heads(&self) -> bool {
+        self.aux.is_some()
+    }
+
+    fn forward_heads(&self, x: Tensor<4>, with_aux: bool) -> (Tensor<2>, Tensor<2>, Option<AuxOutputs>) {
         let [b, _, h, w] = x.dims();
         let mut t = self.stem.forward(x, Then::Relu);
         for (i, block) in self.blocks.iter().enumerate() {
@@ -269,10 +330,17 @@ impl PenteNet {
         if self.pool_after >= self.blocks.len() {
             t = self.pool_block.forward(t);
         }
-        let policy = self.policy_out.forward(self.policy_hidden.forward(t.clone(), Then::Relu)).reshape([b, h * w]);
-        let value = self.value_hidden.forward(t, Then::Relu);
-        let value = relu(self.value_fc.forward(global_pool(value)));
-        (policy, self.value_out.forward(value))
+        let policy_hidden = self.policy_hidden.forward(t.clone(), Then::Relu);
+        let policy = self.policy_out.forward(policy_hidden.clone()).reshape([b, h * w]);
+        let value_hidden = self.value_hidden.forward(t, Then::Relu);
+        let pooled = relu(self.value_fc.forward(global_pool(value_hidden.clone())));
+        let value = self.value_out.forward(pooled.clone());
+        let aux = self.aux.as_ref().filter(|_| with_aux).map(|heads| AuxOutputs {
+            reply: heads.reply_out.forward(policy_hidden).reshape([b, h * w]),
+            ownership: heads.ownership_out.forward(value_hidden).reshape([b, h * w]).tanh(),
+            captures: heads.captures_out.forward(pooled),
+        });
+        (policy, value, aux)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Turning training examples into tensors, and the loss: policy
 //! cross-entropy against the search's policy target plus value
-//! cross-entropy against the game result.
+//! cross-entropy against the game result, and for a network with the
+//! auxiliary heads, their losses against the game's later course.
 
 use burn::prelude::*;
 use burn::tensor::activation::log_softmax;
@@ -19,7 +20,19 @@ pub struct Example<'a> {
     pub policy: &'a [(Point, f32)],
     /// Final result for the side to move: 1 win, 0 draw, -1 loss.
     pub result: f32,
+    /// The opponent's reply to the move played, if the game went on with one.
+    pub reply: Option<Point>,
+    /// The game's last position, seen through the same symmetry as
+    /// `position`: the auxiliary heads' ownership and capture targets.
+    pub final_position: Option<&'a Position>,
 }
+
+/// Weights of the auxiliary losses in the total. The reply's is KataGo's;
+/// ownership and captures are mean squared errors a little below the value
+/// loss in size, weighted so that together they stay below it.
+const REPLY_WEIGHT: f64 = 0.15;
+const OWNERSHIP_WEIGHT: f64 = 1.0;
+const CAPTURES_WEIGHT: f64 = 1.0;
 
 /// A batch on a device. All positions have the same board size.
 #[derive(Debug, Clone)]
@@ -32,6 +45,21 @@ pub struct Batch {
     pub policy: Tensor<2>,
     /// One-hot win/draw/loss targets `[B, 3]`.
     pub value: Tensor<2>,
+    /// The auxiliary heads' targets, when every example has a final position.
+    pub aux: Option<AuxTargets>,
+}
+
+/// Targets of the auxiliary heads ([`crate::model::AuxOutputs`]).
+#[derive(Debug, Clone)]
+pub struct AuxTargets {
+    /// One-hot opponent's reply `[B, H*W]`; a row of zeros where there was none.
+    pub reply: Tensor<2>,
+    /// Final ownership `[B, H*W]`: 1 a stone of the side to move, -1 the
+    /// opponent's, 0 empty.
+    pub ownership: Tensor<2>,
+    /// Final captured stones of the side to move and of the opponent over
+    /// the stones that win (at most 1; 0 where captures do not win) `[B, 2]`.
+    pub captures: Tensor<2>,
 }
 
 impl Batch {
@@ -75,7 +103,45 @@ impl Batch {
             legal: Tensor::from_data(TensorData::new(legal, [b, area]), device),
             policy: Tensor::from_data(TensorData::new(policy, [b, area]), device),
             value: Tensor::from_data(TensorData::new(value, [b, 3]), device),
+            aux: AuxTargets::new(examples, device),
         }
+    }
+}
+
+impl AuxTargets {
+    /// The targets of `examples`, if every one has its final position.
+    fn new(examples: &[Example<'_>], device: &Device) -> Option<AuxTargets> {
+        let size = examples[0].position.rules().size();
+        let area = usize::from(size) * usize::from(size);
+        let b = examples.len();
+        let mut reply = vec![0.0f32; b * area];
+        let mut ownership = vec![0.0f32; b * area];
+        let mut captures = vec![0.0f32; b * 2];
+        for (i, example) in examples.iter().enumerate() {
+            let last = example.final_position?;
+            if let Some(p) = example.reply.filter(|p| !p.is_choice()) {
+                reply[i * area + p.dense_index(size)] = 1.0;
+            }
+            let me = example.position.to_move();
+            for (j, owner) in ownership[i * area..(i + 1) * area].iter_mut().enumerate() {
+                let p = Point::from_dense_index(j, size).expect("a point of the board");
+                *owner = match last.stone_at(p) {
+                    Some(color) if color == me => 1.0,
+                    Some(_) => -1.0,
+                    None => 0.0,
+                };
+            }
+            if let Some(win) = last.rules().capture_win() {
+                let fraction = |stones: u16| (f32::from(stones) / f32::from(win)).min(1.0);
+                captures[i * 2] = fraction(last.captured(me));
+                captures[i * 2 + 1] = fraction(last.captured(me.opponent()));
+            }
+        }
+        Some(AuxTargets {
+            reply: Tensor::from_data(TensorData::new(reply, [b, area]), device),
+            ownership: Tensor::from_data(TensorData::new(ownership, [b, area]), device),
+            captures: Tensor::from_data(TensorData::new(captures, [b, 2]), device),
+        })
     }
 }
 
@@ -86,13 +152,21 @@ pub struct Losses {
     pub policy: Tensor<1>,
     /// Value (win/draw/loss) cross-entropy.
     pub value: Tensor<1>,
+    /// The auxiliary heads' losses, weighted and summed, when the network
+    /// has the heads and the batch their targets.
+    pub aux: Option<Tensor<1>>,
 }
 
 impl Losses {
-    /// The loss to minimize: policy plus `value_weight` times value.
+    /// The loss to minimize: policy plus `value_weight` times value, plus
+    /// the auxiliary losses.
     #[must_use]
     pub fn total(&self, value_weight: f64) -> Tensor<1> {
-        self.policy.clone() + self.value.clone().mul_scalar(value_weight)
+        let main = self.policy.clone() + self.value.clone().mul_scalar(value_weight);
+        match &self.aux {
+            Some(aux) => main + aux.clone(),
+            None => main,
+        }
     }
 }
 
@@ -101,13 +175,24 @@ fn soft_cross_entropy(logits: Tensor<2>, target: Tensor<2>) -> Tensor<1> {
     (target * log_softmax(logits, 1)).sum_dim(1).mean().neg()
 }
 
+/// Mean squared error over every element.
+fn mean_squared_error(prediction: Tensor<2>, target: Tensor<2>) -> Tensor<1> {
+    (prediction - target).square().mean()
+}
+
 /// The losses of `model` on `batch`.
 #[must_use]
 pub fn losses(model: &PenteNet, batch: &Batch) -> Losses {
-    let (policy, value) = model.forward(batch.features.clone());
+    let (policy, value, aux) = model.forward_with_aux(batch.features.clone());
     let policy = policy.mask_fill(batch.legal.clone().bool_not(), ILLEGAL_LOGIT);
+    let aux = aux.zip(batch.aux.as_ref()).map(|(out, target)| {
+        soft_cross_entropy(out.reply, target.reply.clone()).mul_scalar(REPLY_WEIGHT)
+            + mean_squared_error(out.ownership, target.ownership.clone()).mul_scalar(OWNERSHIP_WEIGHT)
+            + mean_squared_error(out.captures, target.captures.clone()).mul_scalar(CAPTURES_WEIGHT)
+    });
     Losses {
         policy: soft_cross_entropy(policy, batch.policy.clone()),
         value: soft_cross_entropy(value, batch.value.clone()),
+        aux,
     }
 }

@@ -1,6 +1,7 @@
 //! The network end to end on tiny shapes: evaluation, save and load, the
 //! PyTorch export, training that overfits, and search with the network.
 
+use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams};
 use pente_core::{Game, Point, Position, Rules, Variant};
 use pente_nn::training::{Batch, Example, losses};
@@ -104,21 +105,57 @@ fn a_tiny_network_overfits_a_handful_of_positions() {
     // (B1: move 3 keeps its distance from the centre).
     let targets: Vec<Vec<(Point, f32)>> = ["B1", "C3", "B6"].iter().map(|p| vec![(p.parse().unwrap(), 1.0)]).collect();
     let results = [1.0, -1.0, 0.0];
-    let examples: Vec<Example<'_>> =
-        (0..3).map(|i| Example { position: &positions[i], policy: &targets[i], result: results[i] }).collect();
+    // The games went on: the opponent's replies and the last positions.
+    let replies: Vec<Point> = ["C1", "C2", "B7"].iter().map(|p| p.parse().unwrap()).collect();
+    let finals =
+        [position(rules, "D4 A1 B1 C1 E4"), position(rules, "D4 A1 G7 B2 C3 C2"), position(rules, "D4 C3 A7 B6 B7")];
+    let examples: Vec<Example<'_>> = (0..3)
+        .map(|i| Example {
+            position: &positions[i],
+            policy: &targets[i],
+            result: results[i],
+            reply: Some(replies[i]),
+            final_position: Some(&finals[i]),
+        })
+        .collect();
     // Wide enough that no random start gets stuck (8 channels sometimes do).
-    let mut model = NetConfig::scaled(2, 16).init(&device);
+    let mut model = NetConfig::scaled(2, 16).with_aux_heads(Some(true)).init(&device);
+    assert!(model.has_aux_heads());
     let batch = Batch::new(model.features(), &examples, &device);
     let mut optim = AdamConfig::new().init();
-    let first = losses(&model, &batch).total(1.0).into_scalar::<f32>();
+    let first = losses(&model, &batch);
+    let first_aux = first.aux.clone().expect("the heads and their targets").into_scalar::<f32>();
+    let first = first.total(1.0).into_scalar::<f32>();
     for _ in 0..300 {
         let loss = losses(&model, &batch).total(1.0);
         let grads = GradientsParams::from_grads(loss.backward(), &model);
         model = optim.step(1e-2, model, grads);
     }
     let last = losses(&model, &batch);
+    let aux = last.aux.expect("the heads and their targets").into_scalar::<f32>();
     let (policy, value) = (last.policy.into_scalar::<f32>(), last.value.into_scalar::<f32>());
     assert!(policy < 0.1 && value < 0.1, "loss {first} -> policy {policy}, value {value}");
+    assert!(aux < first_aux / 4.0, "auxiliary loss {first_aux} -> {aux}");
+    // The auxiliary heads learnt their targets: the reply, and who ends on each point.
+    let (_, _, outputs) = model.valid().forward_with_aux(batch.features.clone().inner());
+    let outputs = outputs.expect("the heads");
+    let reply = outputs.reply.into_data().try_to_vec::<f32>().unwrap();
+    let ownership = outputs.ownership.into_data().try_to_vec::<f32>().unwrap();
+    for i in 0..3 {
+        let row = &reply[i * 49..(i + 1) * 49];
+        let best = (0..49).max_by(|&a, &b| row[a].total_cmp(&row[b])).unwrap();
+        assert_eq!(Point::from_dense_index(best, 7), Some(replies[i]), "reply {i}");
+        let me = positions[i].to_move();
+        for j in 0..49 {
+            let p = Point::from_dense_index(j, 7).unwrap();
+            let owned = ownership[i * 49 + j];
+            match finals[i].stone_at(p) {
+                Some(color) if color == me => assert!(owned > 0.5, "{p} of example {i}: {owned}"),
+                Some(_) => assert!(owned < -0.5, "{p} of example {i}: {owned}"),
+                None => assert!(owned.abs() < 0.5, "{p} of example {i}: {owned}"),
+            }
+        }
+    }
     // In inference mode the network now plays the targets.
     let evaluator = NetworkEvaluator::new(model, cpu(), "overfit");
     for (i, position) in positions.iter().enumerate() {
@@ -127,6 +164,51 @@ fn a_tiny_network_overfits_a_handful_of_positions() {
         assert_eq!(Point::from_dense_index(best, 7), Some(targets[i][0].0));
         assert!((e.value - results[i]).abs() < 0.3, "value {} for {}", e.value, results[i]);
     }
+}
+
+/// The auxiliary targets are seen from the side to move: its stones own
+/// (+1), the opponent's are owned against it (-1), and the captures are
+/// fractions of the stones that win.
+#[test]
+fn auxiliary_targets_are_seen_from_the_side_to_move() {
+    let device = cpu();
+    let rules = Rules::new(Variant::Pente, 9).unwrap();
+    // White to move; its H5 will capture F5 and G5.
+    let now = position(rules, "E5 F5");
+    let last = position(rules, "E5 F5 A1 G5 H5");
+    let policy = [("A1".parse::<Point>().unwrap(), 1.0)];
+    let example = |final_position| Example {
+        position: &now,
+        policy: &policy,
+        result: 1.0,
+        reply: Some("G5".parse().unwrap()),
+        final_position,
+    };
+    let batch = Batch::new(NetConfig::new().features().unwrap(), &[example(Some(&last))], &device);
+    let aux = batch.aux.expect("targets of every example");
+    let data = |t: burn::prelude::Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap();
+    let (reply, ownership, captures) = (data(aux.reply), data(aux.ownership), data(aux.captures));
+    let at = |p: &str| p.parse::<Point>().unwrap().dense_index(9);
+    assert_eq!(reply.iter().sum::<f32>(), 1.0);
+    assert_eq!(reply[at("G5")], 1.0);
+    for (p, owner) in [("E5", 1.0), ("A1", 1.0), ("H5", 1.0), ("F5", 0.0), ("G5", 0.0), ("A9", 0.0)] {
+        assert_eq!(ownership[at(p)], owner, "{p}");
+    }
+    assert_eq!(ownership.iter().filter(|&&o| o != 0.0).count(), 3);
+    assert_eq!(captures, [0.2, 0.0]);
+    // Black to move in the same game sees it the other way round.
+    let black = position(rules, "E5 F5 A1");
+    let seen = Batch::new(
+        NetConfig::new().features().unwrap(),
+        &[Example { position: &black, ..example(Some(&last)) }],
+        &device,
+    )
+    .aux
+    .unwrap();
+    assert_eq!(data(seen.ownership)[at("E5")], -1.0);
+    assert_eq!(data(seen.captures), [0.0, 0.2]);
+    // An example without its game's end gives the batch no auxiliary targets.
+    assert!(Batch::new(NetConfig::new().features().unwrap(), &[example(None)], &device).aux.is_none());
 }
 
 #[test]

@@ -22,11 +22,17 @@ pub struct TrainingPosition {
     pub policy: Vec<(Point, f32)>,
     /// The game's result for the side to move: 1, 0 or -1.
     pub result: f32,
+    /// The opponent's reply to the move played, if the game went on.
+    pub reply: Option<Point>,
+    /// The game's last position, through the same symmetry.
+    pub final_position: Position,
 }
 
 /// Samples kept in memory for training.
 pub struct ReplayWindow {
     games: Vec<Arc<GameSamples>>,
+    /// The last position of each game.
+    finals: Vec<Position>,
     /// (game, sample) of every sample in the window, oldest first.
     index: Vec<(u32, u32)>,
     /// Indices into `index` by board size, for one-size batches.
@@ -62,25 +68,27 @@ pub fn sample_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, TrainError> {
 }
 
 impl ReplayWindow {
-    /// Loads the last `window` samples of `files` (in file order, so later
-    /// files are more recent). A file cut short by a killed writer is read
-    /// up to its last complete game.
+    /// Loads the last `window(total)` samples of `files` (in file order, so
+    /// later files are more recent), `total` being the samples they hold. A
+    /// file cut short by a killed writer is read up to its last complete game.
     ///
     /// # Errors
     /// [`TrainError::Data`] naming a file that cannot be read or holds no samples.
-    pub fn load(files: &[PathBuf], window: usize) -> Result<ReplayWindow, TrainError> {
+    pub fn load(files: &[PathBuf], window: impl Fn(u64) -> usize) -> Result<ReplayWindow, TrainError> {
         let mut games = Vec::new();
         for path in files {
             games.extend(read_samples(path)?);
         }
+        let window = window(games.iter().map(|(game, _)| game.samples.len() as u64).sum());
         // Keep the newest games holding `window` samples.
         let mut kept = 0;
         let mut first = games.len();
         while first > 0 && kept < window {
             first -= 1;
-            kept += games[first].samples.len();
+            kept += games[first].0.samples.len();
         }
-        let games: Vec<Arc<GameSamples>> = games.into_iter().skip(first).map(Arc::new).collect();
+        let (games, finals): (Vec<Arc<GameSamples>>, Vec<Position>) =
+            games.into_iter().skip(first).map(|(game, last)| (Arc::new(game), last)).unzip();
         let mut index = Vec::new();
         for (g, game) in games.iter().enumerate() {
             for s in 0..game.samples.len() {
@@ -106,7 +114,7 @@ impl ReplayWindow {
                 None => by_size.push((size, vec![i as u32])),
             }
         }
-        Ok(ReplayWindow { games, index, by_size })
+        Ok(ReplayWindow { games, finals, index, by_size })
     }
 
     /// Samples in the window.
@@ -139,8 +147,8 @@ impl ReplayWindow {
             .collect()
     }
 
-    fn position(&self, game: usize, sample: usize, symmetry: Symmetry) -> TrainingPosition {
-        let game = &self.games[game];
+    fn position(&self, index: usize, sample: usize, symmetry: Symmetry) -> TrainingPosition {
+        let game = &self.games[index];
         let sample = &game.samples[sample];
         let replayed = Game::from_moves(game.rules, game.moves[..sample.ply as usize].iter().copied())
             .expect("samples were written from legal games");
@@ -152,12 +160,21 @@ impl ReplayWindow {
             (GameResult::White, Color::White) | (GameResult::Black, Color::Black) => 1.0,
             _ => -1.0,
         };
-        TrainingPosition { position, policy, result }
+        // The next move is the opponent's reply unless the mover moves again (Connect6's second stone).
+        let ply = sample.ply as usize;
+        let opponent_replies = game.moves.get(ply).is_some_and(|&played| {
+            let mut after = replayed.position().clone();
+            after.play_unchecked(played);
+            after.to_move() != replayed.position().to_move()
+        });
+        let reply = game.moves.get(ply + 1).filter(|_| opponent_replies).map(|&p| symmetry.apply(p, size));
+        let final_position = self.finals[index].transformed(symmetry);
+        TrainingPosition { position, policy, result, reply, final_position }
     }
 }
 
-/// Every complete game of a samples file.
-fn read_samples(path: &Path) -> Result<Vec<GameSamples>, TrainError> {
+/// Every complete game of a samples file, with its last position.
+fn read_samples(path: &Path) -> Result<Vec<(GameSamples, Position)>, TrainError> {
     let file = File::open(path).map_err(|e| TrainError::Data(format!("{}: {e}", path.display())))?;
     let mut games = Vec::new();
     for game in SamplesReader::new(BufReader::new(file)) {
@@ -168,16 +185,83 @@ fn read_samples(path: &Path) -> Result<Vec<GameSamples>, TrainError> {
             Err(error) => return Err(TrainError::Data(format!("{}: {error}", path.display()))),
         }
     }
-    // The first sample's replay must succeed: check legality once per game.
-    for game in &games {
-        Game::from_moves(game.rules, game.moves.iter().copied())
-            .map_err(|e| TrainError::Data(format!("{}: game {}: {e}", path.display(), game.game_id)))?;
-    }
-    Ok(games)
+    // Replaying every game checks its legality once, so that sample replays cannot fail.
+    games
+        .into_iter()
+        .map(|game| {
+            let last = Game::from_moves(game.rules, game.moves.iter().copied())
+                .map_err(|e| TrainError::Data(format!("{}: game {}: {e}", path.display(), game.game_id)))?;
+            let last = last.position().clone();
+            Ok((game, last))
+        })
+        .collect()
 }
 
 /// A seeded generator for batches.
 #[must_use]
 pub fn batch_rng(seed: u64, step: u64) -> SmallRng {
     rand::SeedableRng::seed_from_u64(seed ^ step.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+#[cfg(test)]
+mod tests {
+    use pente_core::{Rules, Variant};
+    use pente_records::{PositionSample, write_game_samples, write_samples_header};
+
+    use super::*;
+
+    fn moves(list: &str) -> Vec<Point> {
+        list.split_whitespace().map(|m| m.parse().unwrap()).collect()
+    }
+
+    /// A window over `games`, each sampled at every ply.
+    fn window(games: &[(Rules, &str)]) -> ReplayWindow {
+        let path = std::env::temp_dir().join(format!("pente-window-{}.bin", std::process::id()));
+        let mut bytes = Vec::new();
+        write_samples_header(&mut bytes).unwrap();
+        for (id, &(rules, list)) in games.iter().enumerate() {
+            let moves = moves(list);
+            let samples = (0..moves.len() as u32).map(|ply| PositionSample { ply, policy: Vec::new() }).collect();
+            let game = GameSamples { game_id: id as u64, rules, moves, result: GameResult::White, samples };
+            write_game_samples(&mut bytes, &game).unwrap();
+        }
+        std::fs::write(&path, bytes).unwrap();
+        let window = ReplayWindow::load(std::slice::from_ref(&path), |_| 1000).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        window
+    }
+
+    #[test]
+    fn positions_carry_the_reply_and_the_last_position() {
+        let rules = Rules::new(Variant::Pente, 9).unwrap();
+        // White's H5 captures F5 and G5.
+        let game = "E5 F5 A1 G5 H5";
+        let window = window(&[(rules, game)]);
+        let last = Game::from_move_list(rules, game).unwrap().position().clone();
+        assert_eq!(last.captured(Color::White), 2);
+        let played = moves(game);
+        for ply in 0..played.len() {
+            let plain = window.position(0, ply, Symmetry::IDENTITY);
+            assert_eq!(plain.reply, played.get(ply + 1).copied(), "ply {ply}");
+            assert_eq!(plain.final_position.hash(), last.hash());
+            // Through a symmetry, the reply and the last position turn with the position.
+            for symmetry in Symmetry::ALL {
+                let turned = window.position(0, ply, symmetry);
+                assert_eq!(turned.reply, plain.reply.map(|p| symmetry.apply(p, 9)));
+                assert_eq!(turned.final_position.hash(), last.transformed(symmetry).hash());
+            }
+        }
+    }
+
+    #[test]
+    fn a_second_stone_of_the_same_turn_is_no_reply() {
+        let rules = Rules::new(Variant::Connect6, 9).unwrap();
+        // Black's two stones (ply 1 and 2), then White's.
+        let window = window(&[(rules, "E5 D4 F6 C3 G7")]);
+        assert_eq!(window.position(0, 0, Symmetry::IDENTITY).reply, Some("D4".parse().unwrap()));
+        assert_eq!(window.position(0, 1, Symmetry::IDENTITY).reply, None, "F6 is the same player's");
+        assert_eq!(window.position(0, 2, Symmetry::IDENTITY).reply, Some("C3".parse().unwrap()));
+        assert_eq!(window.position(0, 3, Symmetry::IDENTITY).reply, None, "G7 is the same player's");
+        assert_eq!(window.position(0, 4, Symmetry::IDENTITY).reply, None, "the game ends");
+    }
 }

@@ -18,6 +18,6 @@ pub use pipeline::{
     final_matches, run_loop,
 };
 pub use trainer::{
-    CHECKPOINT_DIR, METRICS_FILE, METRICS_HEADER, StepReport, StepTimes, TrainConfig, init_model, profile_steps,
-    start_model, train,
+    CHECKPOINT_DIR, METRICS_FILE, METRICS_HEADER, StepReport, StepTimes, TrainConfig, WindowGrowth, init_model,
+    profile_steps, start_model, train,
 };

@@ -74,13 +74,18 @@ pub struct NetShape {
     pub blocks: usize,
     /// Channels.
     pub channels: usize,
+    /// Whether it has the auxiliary training heads (opponent's reply,
+    /// final ownership and captures). Off by default: in the quick loop they
+    /// measured no gain.
+    #[serde(default)]
+    pub aux_heads: bool,
 }
 
 impl NetShape {
     /// The full network config, heads scaled along.
     #[must_use]
     pub fn config(&self) -> NetConfig {
-        NetConfig::scaled(self.blocks, self.channels)
+        NetConfig::scaled(self.blocks, self.channels).with_aux_heads(Some(self.aux_heads))
     }
 }
 
@@ -463,9 +468,11 @@ impl StoreLoop<'_> {
         }
     }
 
-    /// The sample directories of the newest chunks that hold `window`
-    /// samples, oldest first, as local directories.
-    fn window(&self, chunks: &[Chunk], window: usize) -> Result<Vec<PathBuf>, TrainError> {
+    /// The sample directories of the newest chunks that hold the window's
+    /// samples (all the chunks' samples on `train`'s window), oldest first,
+    /// as local directories.
+    fn window(&self, chunks: &[Chunk], train: &TrainConfig) -> Result<Vec<PathBuf>, TrainError> {
+        let window = train.window_for(chunks.iter().map(|c| c.samples).sum());
         let mut kept = 0;
         let mut first = chunks.len();
         while first > 0 && kept < window as u64 {
@@ -607,7 +614,7 @@ pub fn run_loop(
             let want = state.store_games + games;
             report(LoopEvent::Stage { iteration: k, stage: "selfplay", detail: format!("{want} games in the store") });
             let chunks = link.wait_for_games(config, want, &dir.join("trainer-selfplay"), backend, report)?;
-            let used = link.window(&chunks, config.train.window)?;
+            let used = link.window(&chunks, &config.train)?;
             let names: Vec<String> = chunks[chunks.len() - used.len()..].iter().map(Chunk::name).collect();
             std::fs::create_dir_all(&iter_dir).map_err(io_error(&iter_dir))?;
             write_atomically(&iter_dir.join("chunks.txt"), &(names.join("\n") + "\n"))?;

@@ -23,9 +23,13 @@ pub struct TrainConfig {
     /// `samples.bin` files, or directories holding them (searched one level deep).
     #[serde(default)]
     pub samples: Vec<PathBuf>,
-    /// Most recent samples to draw batches from.
+    /// Most recent samples to draw batches from (with `window_growth`, the
+    /// window's size until there are this many samples).
     #[serde(default = "default_window")]
     pub window: usize,
+    /// A window that grows with the samples there are, beyond `window`.
+    #[serde(default)]
+    pub window_growth: Option<WindowGrowth>,
     /// Positions per step.
     #[serde(default = "default_batch_size")]
     pub batch_size: usize,
@@ -55,6 +59,29 @@ pub struct TrainConfig {
     /// Seed of the batch draws.
     #[serde(default)]
     pub seed: u64,
+}
+
+/// KataGo's growing window: with `total` samples, more than `window`, it
+/// keeps the newest `window * (1 + scale * ((total / window)^exponent - 1) / exponent)`,
+/// so that early data of weak networks leaves the window fast and later
+/// training draws from a wider one.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowGrowth {
+    /// How fast it grows: the window grows as `total^exponent`.
+    #[serde(default = "default_growth_exponent")]
+    pub exponent: f64,
+    /// Its growth's scale; 1 with an exponent of 1 keeps every sample.
+    #[serde(default = "default_growth_scale")]
+    pub scale: f64,
+}
+
+fn default_growth_exponent() -> f64 {
+    0.75
+}
+
+fn default_growth_scale() -> f64 {
+    0.4
 }
 
 fn default_window() -> usize {
@@ -97,7 +124,25 @@ impl TrainConfig {
         if !(0.0..=1.0).contains(&self.final_fraction) {
             return Err("final_fraction must be between 0 and 1".into());
         }
+        if let Some(growth) = self.window_growth
+            && !(growth.exponent > 0.0 && growth.exponent <= 1.0 && growth.scale >= 0.0 && growth.scale.is_finite())
+        {
+            return Err("window_growth: exponent must be in (0, 1] and scale at least 0".into());
+        }
         Ok(())
+    }
+
+    /// Samples in the window when there are `total`.
+    #[must_use]
+    pub fn window_for(&self, total: u64) -> usize {
+        let base = self.window as f64;
+        match self.window_growth {
+            Some(WindowGrowth { exponent, scale }) if total as f64 > base => {
+                let grown = base * (1.0 + scale * ((total as f64 / base).powf(exponent) - 1.0) / exponent);
+                grown as usize
+            }
+            _ => self.window,
+        }
     }
 
     /// The learning rate at `step` (0-based): linear warm-up, then cosine
@@ -123,7 +168,9 @@ const STATE_FILE: &str = "trainer.json";
 /// Metrics, one row per logged step.
 pub const METRICS_FILE: &str = "metrics.csv";
 /// Columns of [`METRICS_FILE`].
-pub const METRICS_HEADER: &str = "iteration,step,samples,policy_loss,value_loss,learning_rate,samples_per_second";
+/// A network without auxiliary heads leaves `aux_loss` off its rows.
+pub const METRICS_HEADER: &str =
+    "iteration,step,samples,policy_loss,value_loss,learning_rate,samples_per_second,aux_loss";
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct TrainerState {
@@ -144,6 +191,8 @@ pub struct StepReport {
     pub policy_loss: f32,
     /// Value cross-entropy of the step's batch.
     pub value_loss: f32,
+    /// The auxiliary heads' weighted losses, summed, for a network with them.
+    pub aux_loss: Option<f32>,
     /// Learning rate of the step.
     pub learning_rate: f64,
     /// Training speed since the run (re)started.
@@ -198,7 +247,7 @@ pub fn train(
         return Ok(checkpoint);
     }
     let files = sample_files(&config.samples)?;
-    let window = ReplayWindow::load(&files, config.window)?;
+    let window = ReplayWindow::load(&files, |total| config.window_for(total))?;
     let metrics_path = out.join(METRICS_FILE);
     let mut metrics = open_metrics(&metrics_path, iteration, state.step)?;
     let started = Instant::now();
@@ -207,8 +256,8 @@ pub fn train(
     let mut times = StepTimes::default();
     while state.step < config.steps {
         let learning_rate = config.learning_rate_at(state.step);
-        let (policy_loss, value_loss);
-        (model, policy_loss, value_loss) =
+        let (policy_loss, value_loss, aux_loss);
+        (model, policy_loss, value_loss, aux_loss) =
             train_step(model, &mut optimizer, &window, config, state.step, &device, &mut times);
         state.step += 1;
         state.samples += config.batch_size as u64;
@@ -220,12 +269,14 @@ pub fn train(
             samples: state.samples,
             policy_loss,
             value_loss,
+            aux_loss,
             learning_rate,
             samples_per_second: trained_this_run as f64 / started.elapsed().as_secs_f64(),
         };
+        let aux_column = report.aux_loss.map(|loss| format!(",{loss:.5}")).unwrap_or_default();
         writeln!(
             metrics,
-            "{iteration},{},{},{:.5},{:.5},{:.3e},{:.1}",
+            "{iteration},{},{},{:.5},{:.5},{:.3e},{:.1}{aux_column}",
             report.step,
             report.samples,
             report.policy_loss,
@@ -281,7 +332,7 @@ impl StepTimes {
 }
 
 /// One optimizer step on the batch of `step`; returns the model and the
-/// policy and value losses, and adds the time of each part to `times`.
+/// policy, value and auxiliary losses, and adds the time of each part to `times`.
 fn train_step(
     model: PenteNet,
     optimizer: &mut burn::optim::ModuleOptimizer,
@@ -290,7 +341,7 @@ fn train_step(
     step: u64,
     device: &burn::prelude::Device,
     times: &mut StepTimes,
-) -> (PenteNet, f32, f32) {
+) -> (PenteNet, f32, f32, Option<f32>) {
     let mut clock = Instant::now();
     let mut lap = |part: &mut f64| {
         *part += clock.elapsed().as_secs_f64();
@@ -299,20 +350,29 @@ fn train_step(
     let mut rng = batch_rng(config.seed, step);
     let positions = window.batch(config.batch_size, config.symmetries, &mut rng);
     lap(&mut times.sample);
-    let examples: Vec<Example<'_>> =
-        positions.iter().map(|p| Example { position: &p.position, policy: &p.policy, result: p.result }).collect();
+    let examples: Vec<Example<'_>> = positions
+        .iter()
+        .map(|p| Example {
+            position: &p.position,
+            policy: &p.policy,
+            result: p.result,
+            reply: p.reply,
+            final_position: Some(&p.final_position),
+        })
+        .collect();
     let batch = Batch::new(model.features(), &examples, device);
     lap(&mut times.encode);
     let parts = losses(&model, &batch);
     let loss = parts.total(config.value_weight);
     let (policy_loss, value_loss) = (parts.policy.into_scalar::<f32>(), parts.value.into_scalar::<f32>());
+    let aux_loss = parts.aux.map(|aux| aux.into_scalar::<f32>());
     lap(&mut times.forward);
     let grads = GradientsParams::from_grads(loss.backward(), &model);
     lap(&mut times.backward);
     let model = optimizer.step(config.learning_rate_at(step), model, grads);
     lap(&mut times.optimizer);
     times.steps += 1;
-    (model, policy_loss, value_loss)
+    (model, policy_loss, value_loss, aux_loss)
 }
 
 /// Times `steps` training steps of the model in `start` on `config`'s
@@ -323,7 +383,7 @@ fn train_step(
 pub fn profile_steps(config: &TrainConfig, start: &Path, steps: u64) -> Result<StepTimes, TrainError> {
     let device = training_device();
     let (mut model, _) = store::load(start, &device).map_err(|e| TrainError::Model(e.to_string()))?;
-    let window = ReplayWindow::load(&sample_files(&config.samples)?, config.window)?;
+    let window = ReplayWindow::load(&sample_files(&config.samples)?, |total| config.window_for(total))?;
     let mut optimizer = new_optimizer(config);
     let mut warm_up = StepTimes::default();
     model = train_step(model, &mut optimizer, &window, config, 0, &device, &mut warm_up).0;
@@ -410,4 +470,31 @@ pub fn start_model(from: &Path, id: &str, dir: &Path) -> Result<(), TrainError> 
     let parent = if info.id == id { info.parent.clone() } else { Some(info.id.clone()) };
     let copy = ModelInfo { id: id.to_string(), parent, ..info };
     store::save(&model, &copy, dir).map_err(|e| TrainError::Model(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(growth: Option<WindowGrowth>) -> TrainConfig {
+        let mut config: TrainConfig = toml::from_str("steps = 1\nwindow = 1000").unwrap();
+        config.window_growth = growth;
+        config
+    }
+
+    #[test]
+    fn the_window_grows_with_the_samples_there_are() {
+        assert_eq!(config(None).window_for(1_000_000), 1000);
+        let growing = config(Some(WindowGrowth { exponent: 0.75, scale: 0.4 }));
+        assert_eq!(growing.window_for(500), 1000, "every sample until there are `window`");
+        assert_eq!(growing.window_for(1000), 1000);
+        // 1000 * (1 + 0.4 * (16^0.75 - 1) / 0.75) = 1000 * (1 + 0.4 * 7 / 0.75)
+        assert_eq!(growing.window_for(16_000), 4733);
+        let sizes: Vec<usize> = [2000, 4000, 8000, 16_000].iter().map(|&n| growing.window_for(n)).collect();
+        assert!(sizes.windows(2).all(|w| w[0] < w[1]), "it grows: {sizes:?}");
+        assert!(sizes.iter().zip([2000, 4000, 8000, 16_000]).all(|(&w, n)| w < n), "slower than the data: {sizes:?}");
+        // An exponent and scale of 1 keep everything.
+        assert_eq!(config(Some(WindowGrowth { exponent: 1.0, scale: 1.0 })).window_for(16_000), 16_000);
+        assert!(config(Some(WindowGrowth { exponent: 0.0, scale: 0.4 })).check().is_err());
+    }
 }

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use pente_ort::Backend;
-use pente_train::{EloEntry, IterationSize, LoopConfig, TrainConfig, run_loop};
+use pente_train::{EloEntry, IterationSize, LoopConfig, TrainConfig, WindowGrowth, run_loop};
 
 fn configs() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs")
@@ -49,6 +49,10 @@ fn the_ci_loop_runs_and_resumes() {
     // The teacher's iteration has its own size.
     config.bootstrap = Some("heuristic".into());
     config.bootstrap_iteration = Some(IterationSize { games: Some(10), steps: Some(12) });
+    // The options off by default: the auxiliary heads and a growing window.
+    config.net.as_mut().unwrap().aux_heads = true;
+    config.train.window = 50;
+    config.train.window_growth = Some(WindowGrowth { exponent: 0.75, scale: 0.4 });
     let mut stages = Vec::new();
     let state = run_loop(&config, &Backend::default(), None, &mut |event| {
         if let pente_train::LoopEvent::Stage { stage, .. } = event {
@@ -64,6 +68,9 @@ fn the_ci_loop_runs_and_resumes() {
     }
     let metrics = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
     assert_eq!(metrics.lines().count(), 13, "header and the teacher iteration's 12 steps");
+    assert!(metrics.lines().skip(1).all(|row| row.split(',').count() == 8), "every row has an aux_loss:\n{metrics}");
+    let (network, _) = pente_nn::store::load(&state.best, &pente_nn::cpu()).unwrap();
+    assert!(network.has_aux_heads());
     let games = std::fs::read_to_string(dir.join("iter-001/selfplay/games.csv")).unwrap();
     assert_eq!(games.lines().count(), 11, "header and the teacher iteration's 10 games");
     let timings = std::fs::read_to_string(dir.join("timings.csv")).unwrap();
