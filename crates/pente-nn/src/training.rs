@@ -28,8 +28,8 @@ pub struct Example<'a> {
 }
 
 /// Weights of the auxiliary losses in the total. The reply's is KataGo's;
-/// ownership and captures are mean squared errors a little below the value
-/// loss in size, weighted so that together they stay below it.
+/// the ownership and capture errors (means of squared differences of
+/// values in -1..1 and 0..1) count once each.
 const REPLY_WEIGHT: f64 = 0.15;
 const OWNERSHIP_WEIGHT: f64 = 1.0;
 const CAPTURES_WEIGHT: f64 = 1.0;

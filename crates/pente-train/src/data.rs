@@ -22,9 +22,16 @@ pub struct TrainingPosition {
     pub policy: Vec<(Point, f32)>,
     /// The game's result for the side to move: 1, 0 or -1.
     pub result: f32,
+    /// The game's later course, for the auxiliary heads, when asked for.
+    pub later: Option<LaterCourse>,
+}
+
+/// What happened after a training position: the auxiliary heads' targets.
+#[derive(Debug, Clone)]
+pub struct LaterCourse {
     /// The opponent's reply to the move played, if the game went on.
     pub reply: Option<Point>,
-    /// The game's last position, through the same symmetry.
+    /// The game's last position, through the position's symmetry.
     pub final_position: Position,
 }
 
@@ -131,8 +138,8 @@ impl ReplayWindow {
 
     /// A batch of `size` random samples of one board size (drawn in
     /// proportion to the sizes' shares), each seen through a random symmetry
-    /// when `augment` is set.
-    pub fn batch<R: Rng>(&self, size: usize, augment: bool, rng: &mut R) -> Vec<TrainingPosition> {
+    /// when `augment` is set, with the game's later course when `later` is.
+    pub fn batch<R: Rng>(&self, size: usize, augment: bool, later: bool, rng: &mut R) -> Vec<TrainingPosition> {
         // Pick the board size of a uniformly random sample, then samples of that size.
         let anchor = rng.random_range(0..self.index.len());
         let (g, _) = self.index[anchor];
@@ -142,12 +149,12 @@ impl ReplayWindow {
             .map(|_| {
                 let (g, s) = self.index[pool[rng.random_range(0..pool.len())] as usize];
                 let symmetry = if augment { Symmetry::ALL[rng.random_range(0..8)] } else { Symmetry::IDENTITY };
-                self.position(g as usize, s as usize, symmetry)
+                self.position(g as usize, s as usize, symmetry, later)
             })
             .collect()
     }
 
-    fn position(&self, index: usize, sample: usize, symmetry: Symmetry) -> TrainingPosition {
+    fn position(&self, index: usize, sample: usize, symmetry: Symmetry, later: bool) -> TrainingPosition {
         let game = &self.games[index];
         let sample = &game.samples[sample];
         let replayed = Game::from_moves(game.rules, game.moves[..sample.ply as usize].iter().copied())
@@ -160,16 +167,20 @@ impl ReplayWindow {
             (GameResult::White, Color::White) | (GameResult::Black, Color::Black) => 1.0,
             _ => -1.0,
         };
-        // The next move is the opponent's reply unless the mover moves again (Connect6's second stone).
-        let ply = sample.ply as usize;
-        let opponent_replies = game.moves.get(ply).is_some_and(|&played| {
-            let mut after = replayed.position().clone();
-            after.play_unchecked(played);
-            after.to_move() != replayed.position().to_move()
+        let later = later.then(|| {
+            // The next move is the opponent's reply unless the mover moves again (Connect6's second stone).
+            let ply = sample.ply as usize;
+            let opponent_replies = game.moves.get(ply).is_some_and(|&played| {
+                let mut after = replayed.position().clone();
+                after.play_unchecked(played);
+                after.to_move() != replayed.position().to_move()
+            });
+            LaterCourse {
+                reply: game.moves.get(ply + 1).filter(|_| opponent_replies).map(|&p| symmetry.apply(p, size)),
+                final_position: self.finals[index].transformed(symmetry),
+            }
         });
-        let reply = game.moves.get(ply + 1).filter(|_| opponent_replies).map(|&p| symmetry.apply(p, size));
-        let final_position = self.finals[index].transformed(symmetry);
-        TrainingPosition { position, policy, result, reply, final_position }
+        TrainingPosition { position, policy, result, later }
     }
 }
 
@@ -241,12 +252,13 @@ mod tests {
         assert_eq!(last.captured(Color::White), 2);
         let played = moves(game);
         for ply in 0..played.len() {
-            let plain = window.position(0, ply, Symmetry::IDENTITY);
+            assert!(window.position(0, ply, Symmetry::IDENTITY, false).later.is_none());
+            let plain = window.position(0, ply, Symmetry::IDENTITY, true).later.unwrap();
             assert_eq!(plain.reply, played.get(ply + 1).copied(), "ply {ply}");
             assert_eq!(plain.final_position.hash(), last.hash());
             // Through a symmetry, the reply and the last position turn with the position.
             for symmetry in Symmetry::ALL {
-                let turned = window.position(0, ply, symmetry);
+                let turned = window.position(0, ply, symmetry, true).later.unwrap();
                 assert_eq!(turned.reply, plain.reply.map(|p| symmetry.apply(p, 9)));
                 assert_eq!(turned.final_position.hash(), last.transformed(symmetry).hash());
             }
@@ -258,10 +270,11 @@ mod tests {
         let rules = Rules::new(Variant::Connect6, 9).unwrap();
         // Black's two stones (ply 1 and 2), then White's.
         let window = window(&[(rules, "E5 D4 F6 C3 G7")]);
-        assert_eq!(window.position(0, 0, Symmetry::IDENTITY).reply, Some("D4".parse().unwrap()));
-        assert_eq!(window.position(0, 1, Symmetry::IDENTITY).reply, None, "F6 is the same player's");
-        assert_eq!(window.position(0, 2, Symmetry::IDENTITY).reply, Some("C3".parse().unwrap()));
-        assert_eq!(window.position(0, 3, Symmetry::IDENTITY).reply, None, "G7 is the same player's");
-        assert_eq!(window.position(0, 4, Symmetry::IDENTITY).reply, None, "the game ends");
+        let reply = |ply| window.position(0, ply, Symmetry::IDENTITY, true).later.unwrap().reply;
+        assert_eq!(reply(0), Some("D4".parse().unwrap()));
+        assert_eq!(reply(1), None, "F6 is the same player's");
+        assert_eq!(reply(2), Some("C3".parse().unwrap()));
+        assert_eq!(reply(3), None, "G7 is the same player's");
+        assert_eq!(reply(4), None, "the game ends");
     }
 }

@@ -11,7 +11,7 @@ mod trainer;
 pub use arena::{
     ArenaConfig, Elo, Engine, MatchResult, Player, PlayerKind, PlayerSpec, Records, elo_from_results, play_match,
 };
-pub use data::{ReplayWindow, TrainingPosition, sample_files};
+pub use data::{LaterCourse, ReplayWindow, TrainingPosition, sample_files};
 pub use error::TrainError;
 pub use pipeline::{
     EloEntry, IterationSize, LoopArena, LoopConfig, LoopEvent, LoopState, NetShape, StageTimes, StoreLoop,

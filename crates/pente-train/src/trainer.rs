@@ -348,7 +348,7 @@ fn train_step(
         clock = Instant::now();
     };
     let mut rng = batch_rng(config.seed, step);
-    let positions = window.batch(config.batch_size, config.symmetries, &mut rng);
+    let positions = window.batch(config.batch_size, config.symmetries, model.has_aux_heads(), &mut rng);
     lap(&mut times.sample);
     let examples: Vec<Example<'_>> = positions
         .iter()
@@ -356,8 +356,8 @@ fn train_step(
             position: &p.position,
             policy: &p.policy,
             result: p.result,
-            reply: p.reply,
-            final_position: Some(&p.final_position),
+            reply: p.later.as_ref().and_then(|later| later.reply),
+            final_position: p.later.as_ref().map(|later| &later.final_position),
         })
         .collect();
     let batch = Batch::new(model.features(), &examples, device);
