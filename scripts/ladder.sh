@@ -11,11 +11,16 @@
 # match's games (OUT_DIR/<opponent>.jsonl) and its result line to
 # OUT_DIR/results.txt. Needs `apt-get install pente` for the pente-text levels.
 # Games per match: GAMES (default 80) against the baselines, LEVEL_GAMES
-# (default 20) against each pente-text level. Level 9 thinks 10-30 s a move:
+# (default 20) against each pente-text level, LEVELS (default all, "1 2 3 4 5
+# 6 7 8 9") the levels played. Level 9 thinks 10-30 s a move:
 # at fixed visits a match plays its games side by side (level 9's 20 games took
 # about 80 minutes of both cores), at a time a move they take turns (about 10
 # minutes a level-9 game). Each game is written as it ends; RESUME=1 goes on
 # from the games already in OUT_DIR (a killed ladder), playing only the rest.
+# SEEDS="11 22" splits each match's games over the arena seeds listed (the
+# first seed's games in OUT_DIR/<opponent>.jsonl, the others' in
+# <opponent>-seed<S>.jsonl, one result line each), as the committed level-9
+# matches were played; the default is one seed, 11.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,14 +33,21 @@ pente=${PENTE:-target/release/pente}
 [ -x "$pente" ] || cargo build --release -p pente-cli
 mkdir -p "$out"
 : > "$out/results.txt"
+read -r -a seeds <<< "${SEEDS:-11}"
 play() { # opponent games
     local name=${1//:/-}
-    "$pente" arena --a "$model@$budget" --b "$1" --games "$2" --seed 11 --quiet --out "$out/${name%@*}.jsonl" \
-        ${RESUME:+--resume} |
-        tee -a "$out/results.txt"
+    name=${name%@*}
+    local seed file
+    for seed in "${seeds[@]}"; do
+        file=$name
+        [ "$seed" = "${seeds[0]}" ] || file=$name-seed$seed
+        "$pente" arena --a "$model@$budget" --b "$1" --games $(($2 / ${#seeds[@]})) --seed "$seed" --quiet \
+            --out "$out/$file.jsonl" ${RESUME:+--resume} |
+            tee -a "$out/results.txt"
+    done
 }
 play "heuristic@$budget" "$games"
 play "uniform@$budget" "$games"
-for level in 1 2 3 4 5 6 7 8 9; do
+for level in ${LEVELS:-1 2 3 4 5 6 7 8 9}; do
     play "pente-text:$level" "${LEVEL_GAMES:-20}"
 done
