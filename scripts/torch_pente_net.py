@@ -4,6 +4,8 @@
 Builds the network from a model directory's ``model.json`` and loads its
 ``model.safetensors`` (burn's export with PyTorch names) with
 ``load_state_dict(strict=True)``: module names here match the Rust fields.
+The auxiliary heads (``aux.*``, an option of new networks that only
+training reads) are not built here and their tensors are left out.
 
 Subcommands:
   check MODEL_DIR PROBE_DIR     compare with burn's outputs written by
@@ -135,7 +137,8 @@ def load_model(model_dir):
     """The network of a model directory, in eval mode."""
     info = read_info(model_dir)
     model = PenteNet(info["net"])
-    model.load_state_dict(load_file(str(Path(model_dir) / "model.safetensors")), strict=True)
+    tensors = load_file(str(Path(model_dir) / "model.safetensors"))
+    model.load_state_dict({k: v for k, v in tensors.items() if not k.startswith("aux.")}, strict=True)
     return model.eval(), info
 
 
