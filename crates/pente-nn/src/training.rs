@@ -111,14 +111,15 @@ impl Batch {
 impl AuxTargets {
     /// The targets of `examples`, if every one has its final position.
     fn new(examples: &[Example<'_>], device: &Device) -> Option<AuxTargets> {
+        // Most batches (networks without the heads) have none: allocate nothing for them.
+        let finals: Vec<&Position> = examples.iter().map(|e| e.final_position).collect::<Option<_>>()?;
         let size = examples[0].position.rules().size();
         let area = usize::from(size) * usize::from(size);
         let b = examples.len();
         let mut reply = vec![0.0f32; b * area];
         let mut ownership = vec![0.0f32; b * area];
         let mut captures = vec![0.0f32; b * 2];
-        for (i, example) in examples.iter().enumerate() {
-            let last = example.final_position?;
+        for (i, (example, last)) in examples.iter().zip(finals).enumerate() {
             if let Some(p) = example.reply.filter(|p| !p.is_choice()) {
                 reply[i * area + p.dense_index(size)] = 1.0;
             }
