@@ -2,10 +2,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use pente_core::Variant;
+use pente_nn::BurnBackend;
+use pente_search::Backend;
 use pente_train::{ArenaConfig, PlayerKind, PlayerSpec, Records, play_match};
 
 use crate::player::BackendArgs;
@@ -60,8 +63,8 @@ pub fn run(args: &ArenaArgs) -> anyhow::Result<ExitCode> {
     let a = PlayerSpec::parse_at(&args.a, args.level).map_err(|e| anyhow::anyhow!("--a: {e}"))?;
     let b = PlayerSpec::parse_at(&args.b, args.level).map_err(|e| anyhow::anyhow!("--b: {e}"))?;
     let networks = [&a, &b].iter().any(|spec| matches!(spec.kind, PlayerKind::Model(_)));
-    let backend = if networks { args.backend.choose()? } else { pente_ort::Backend::default() };
-    let (a, b) = (a.load(&backend)?, b.load(&backend)?);
+    let backend: Arc<dyn Backend> = if networks { args.backend.choose()? } else { Arc::new(BurnBackend::cpu()) };
+    let (a, b) = (a.load(backend.as_ref())?, b.load(backend.as_ref())?);
     let config = ArenaConfig { games: args.games.max(1), rules, opening_plies: args.opening_plies, seed: args.seed };
     let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(u64::from(config.games)) };
     bar.set_style(

@@ -4,16 +4,17 @@ use std::cell::Cell;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use pente_core::{EndReason, Point, Position, Rules, Variant};
-use pente_nn::{ModelInfo, NetConfig, NetworkEvaluator, PenteNet};
-use pente_ort::{Backend, BackendChoice, OrtEvaluator};
+use pente_nn::{BurnBackend, ModelInfo, NetConfig};
+use pente_ort::OrtBackend;
 use pente_search::solver::{Solver, SolverParams};
 use pente_search::{
-    Evaluation, Evaluator, HeuristicEvaluator, Search, SearchParams, SolverStats, TacticsParams, UniformEvaluator,
-    search_many,
+    Backend, Evaluation, Evaluator, HeuristicEvaluator, Search, SearchParams, SolverStats, TacticsParams,
+    UniformEvaluator, search_many,
 };
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -69,8 +70,8 @@ pub struct BenchNetwork {
     #[arg(long, default_value_t = 19)]
     size: u8,
     /// Backend: `ort`, `burn` or `auto`; `bench nn` without it measures both.
-    #[arg(long, env = "PENTE_BACKEND")]
-    backend: Option<BackendChoice>,
+    #[arg(long, env = "PENTE_BACKEND", value_parser = crate::player::backend_name)]
+    backend: Option<String>,
     /// Threads of the ONNX Runtime session; default RAYON_NUM_THREADS (what
     /// burn uses), else one per core.
     #[arg(long)]
@@ -78,50 +79,58 @@ pub struct BenchNetwork {
 }
 
 impl BenchNetwork {
-    /// The network of `--model`, or a random one of the given shape, on the CPU.
-    fn network(&self) -> anyhow::Result<(PenteNet, ModelInfo)> {
-        let device = pente_nn::cpu();
-        match &self.model {
-            Some(path) => pente_nn::store::load(path, &device)
-                .map_err(|e| anyhow::anyhow!("loading the network in {}: {e}", path.display())),
-            None => {
-                device.seed(0);
-                let config = NetConfig::scaled(self.blocks, self.channels);
-                let id = format!("random-b{}c{}", self.blocks, self.channels);
-                Ok((config.init(&device), ModelInfo::new(id, config)))
-            }
+    /// The model directory of `--model`, or a random network of the given
+    /// shape saved in a temporary one.
+    fn model_dir(&self) -> anyhow::Result<BenchModel> {
+        if let Some(dir) = &self.model {
+            return Ok(BenchModel { dir: dir.clone(), temporary: false });
         }
+        let dir = std::env::temp_dir().join(format!("pente-bench-{}-{}", std::process::id(), self.channels));
+        let device = pente_nn::cpu();
+        device.seed(0);
+        let config = NetConfig::scaled(self.blocks, self.channels);
+        let info = ModelInfo::new(format!("random-b{}c{}", self.blocks, self.channels), config.clone());
+        pente_nn::store::save(&config.init(&device), &info, &dir)?;
+        Ok(BenchModel { dir, temporary: true })
     }
 
     /// The backends to measure: the one of `--backend`, else burn and (if
     /// its library is found) ONNX Runtime.
-    fn backends(&self) -> anyhow::Result<Vec<Backend>> {
-        let device = crate::player::device()?;
-        if let Some(choice) = self.backend {
-            return Ok(vec![crate::player::choose_backend(choice)?]);
+    fn backends(&self) -> anyhow::Result<Vec<Arc<dyn Backend>>> {
+        if let Some(name) = &self.backend {
+            return Ok(vec![crate::player::choose_backend(name)?]);
         }
-        let mut backends = vec![Backend::Burn(device.clone())];
-        match pente_ort::choose(BackendChoice::Ort, device) {
-            Ok(chosen) => {
-                eprintln!("{}", chosen.description);
-                backends.push(chosen.backend);
+        let registry = crate::player::backends();
+        let mut backends = vec![registry.open(BurnBackend::NAME)?.backend];
+        match registry.open(OrtBackend::NAME) {
+            Ok(opened) => {
+                eprintln!("{}", opened.summary());
+                backends.push(opened.backend);
             }
             Err(error) => eprintln!("ONNX Runtime not measured: {error}"),
         }
         Ok(backends)
     }
 
-    /// The network as an evaluator on `backend`.
-    fn evaluator(&self, backend: &Backend) -> anyhow::Result<Box<dyn Evaluator>> {
-        let (model, info) = self.network()?;
-        Ok(match backend {
-            Backend::Burn(device) => {
-                Box::new(NetworkEvaluator::new(burn::module::Module::to_device(model, device), device.clone(), info.id))
-            }
-            Backend::Ort(runtime) => {
-                Box::new(OrtEvaluator::from_model(runtime, &model, &info, self.threads.unwrap_or_else(rayon_threads))?)
-            }
-        })
+    /// The network as an evaluator on `backend`, and the threads it runs on.
+    fn evaluator(&self, backend: &dyn Backend) -> anyhow::Result<(Box<dyn Evaluator>, usize)> {
+        let model = self.model_dir()?;
+        let threads = self.threads.unwrap_or_else(rayon_threads);
+        Ok((backend.load(&model.dir, threads)?, backend.threads(threads)))
+    }
+}
+
+/// A model directory to measure; a temporary one is removed when done.
+struct BenchModel {
+    dir: PathBuf,
+    temporary: bool,
+}
+
+impl Drop for BenchModel {
+    fn drop(&mut self) {
+        if self.temporary {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
@@ -338,11 +347,7 @@ fn bench_nn(args: &NnBenchArgs) -> anyhow::Result<ExitCode> {
     let rules = Rules::new(Variant::Pente, size)?;
     let positions = sample_positions(rules, args.batch.iter().copied().max().unwrap_or(1), 7);
     for backend in args.network.backends()? {
-        let network = args.network.evaluator(&backend)?;
-        let threads = match backend {
-            Backend::Ort(_) => args.network.threads.unwrap_or_else(rayon_threads),
-            Backend::Burn(_) => rayon_threads(),
-        };
+        let (network, threads) = args.network.evaluator(backend.as_ref())?;
         say!("network {} on {size}x{size} boards, backend {}, {threads} threads", network.name(), backend.name());
         bench_batches(network.as_ref(), &positions, args)?;
     }
@@ -479,8 +484,9 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
         1e6 * elapsed / playouts as f64
     );
     // 2. With the network, without and with the solver: where the time goes.
-    let backend = crate::player::choose_backend(args.network.backend.unwrap_or_default())?;
-    let network = args.network.evaluator(&backend)?;
+    let backend =
+        crate::player::choose_backend(args.network.backend.as_deref().unwrap_or(pente_search::backend::AUTO))?;
+    let (network, _) = args.network.evaluator(backend.as_ref())?;
     let mut plain_seconds = None;
     for (label, params) in [("no solver", &plain), ("with solver", &tactics)] {
         let timed = Timed {

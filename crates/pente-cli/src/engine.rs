@@ -71,7 +71,7 @@ fn answer(
     let model = prepared.model.clone().or_else(|| args.model.clone());
     if !evaluators.contains_key(&model) {
         let loaded = load_evaluator(model.as_deref(), backend)
-            .map_err(|e| Failure { id: prepared.id.clone(), error: format!("{e:#}") })?;
+            .map_err(|e| Failure { id: prepared.id.clone(), error: crate::output::describe(&e) })?;
         evaluators.insert(model.clone(), loaded);
     }
     let loaded = &evaluators[&model];

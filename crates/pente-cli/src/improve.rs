@@ -51,7 +51,7 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
     }
     let bar = bars.add(ProgressBar::new(0));
     let style = |template: &str| ProgressStyle::with_template(template).expect("a valid template");
-    let state = run_loop(&config, &backend, link.as_ref(), &mut |event| match event {
+    let state = run_loop(&config, backend.as_ref(), link.as_ref(), &mut |event| match event {
         LoopEvent::Stage { iteration, stage, detail } => {
             bar.finish_and_clear();
             bars.suspend(|| println!("iteration {iteration}: {stage} ({detail})"));

@@ -108,7 +108,7 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", output::describe(&error));
             ExitCode::FAILURE
         }
     }

@@ -2,34 +2,63 @@
 //! backend and device networks run on.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use anyhow::Context;
 use clap::Args;
-use pente_nn::Device;
-use pente_ort::{Backend, BackendChoice};
-use pente_search::{Evaluator, HeuristicEvaluator, SearchParams, UniformEvaluator, level};
+use pente_nn::{BurnBackend, Device};
+use pente_ort::OrtBackend;
+use pente_search::backend::{OpenError, Registration, Registry};
+use pente_search::{Backend, Evaluator, HeuristicEvaluator, SearchParams, UniformEvaluator, level};
+
+/// The backends of this binary, from the fastest: ONNX Runtime when its
+/// library is found, else burn (on the device of `PENTE_DEVICE`), which
+/// runs everywhere. A new backend is one more registration here.
+pub fn backends() -> Registry {
+    let mut registry = Registry::new();
+    registry.register(OrtBackend::registration(10));
+    registry.register(Registration {
+        name: BurnBackend::NAME,
+        aliases: &[],
+        priority: 0,
+        open: Box::new(|| {
+            let device = device().map_err(|e| OpenError::Failed { backend: BurnBackend::NAME, source: e.into() })?;
+            Ok(Arc::new(BurnBackend::new(device)))
+        }),
+    });
+    registry
+}
+
+/// Checks a `--backend` name against [`backends`].
+pub fn backend_name(name: &str) -> Result<String, String> {
+    let registry = backends();
+    if registry.knows(name) {
+        Ok(name.to_ascii_lowercase())
+    } else {
+        Err(format!("unknown backend `{name}`: expected {}", registry.known()))
+    }
+}
 
 /// `--backend`, for every command that runs a network.
 #[derive(Debug, Clone, Args)]
 pub struct BackendArgs {
     /// Network backend: `auto` (ONNX Runtime if its library is found, else
     /// burn), `ort` (ONNX Runtime, an error without it) or `burn`.
-    #[arg(long, env = "PENTE_BACKEND", default_value = "auto")]
-    pub backend: BackendChoice,
+    #[arg(long, env = "PENTE_BACKEND", default_value = "auto", value_parser = backend_name)]
+    pub backend: String,
 }
 
 impl BackendArgs {
     /// The backend, after saying on stderr which one it is.
-    pub fn choose(&self) -> anyhow::Result<Backend> {
-        choose_backend(self.backend)
+    pub fn choose(&self) -> anyhow::Result<Arc<dyn Backend>> {
+        choose_backend(&self.backend)
     }
 }
 
-/// The backend of `choice`, after saying on stderr which one it is.
-pub fn choose_backend(choice: BackendChoice) -> anyhow::Result<Backend> {
-    let chosen = pente_ort::choose(choice, device()?)?;
-    eprintln!("{}", chosen.description);
-    Ok(chosen.backend)
+/// The backend `name` (or `auto`), after saying on stderr which one it is.
+pub fn choose_backend(name: &str) -> anyhow::Result<Arc<dyn Backend>> {
+    let opened = backends().open(name)?;
+    eprintln!("{}", opened.summary());
+    Ok(opened.backend)
 }
 
 /// `--visits` and `--level`: how strong the engine plays.
@@ -107,8 +136,7 @@ pub fn load_evaluator(model: Option<&Path>, backend: &mut LazyBackend) -> anyhow
         }
     };
     let backend = backend.get()?;
-    let network =
-        backend.load(&path, all_threads()).with_context(|| format!("loading the network in {}", path.display()))?;
+    let network = backend.load(&path, all_threads())?;
     let description = format!("network {} ({}, {})", network.name(), path.display(), backend.name());
     Ok(LoadedEvaluator { evaluator: network, description })
 }
@@ -117,7 +145,7 @@ pub fn load_evaluator(model: Option<&Path>, backend: &mut LazyBackend) -> anyhow
 /// run with `heuristic` or `uniform` never look for ONNX Runtime.
 pub struct LazyBackend {
     args: BackendArgs,
-    chosen: Option<Backend>,
+    chosen: Option<Arc<dyn Backend>>,
 }
 
 impl LazyBackend {
@@ -127,11 +155,11 @@ impl LazyBackend {
     }
 
     /// The backend, chosen now if not yet.
-    pub fn get(&mut self) -> anyhow::Result<&Backend> {
+    pub fn get(&mut self) -> anyhow::Result<&dyn Backend> {
         if self.chosen.is_none() {
             self.chosen = Some(self.args.choose()?);
         }
-        Ok(self.chosen.as_ref().expect("chosen above"))
+        Ok(self.chosen.as_deref().expect("chosen above"))
     }
 }
 

@@ -2,11 +2,14 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use pente_nn::BurnBackend;
+use pente_search::Backend;
 use pente_selfplay::{ModelSource, Progress, SelfPlayConfig};
 
 use crate::player::BackendArgs;
@@ -64,8 +67,8 @@ pub fn run(args: &SelfPlayArgs) -> anyhow::Result<ExitCode> {
     }
     config.check().map_err(|e| anyhow::anyhow!("{}: {e}", args.config.display()))?;
     let model = ModelSource::parse(&config.model);
-    let backend =
-        if matches!(model, ModelSource::Network(_)) { args.backend.choose()? } else { pente_ort::Backend::default() };
+    let backend: Arc<dyn Backend> =
+        if matches!(model, ModelSource::Network(_)) { args.backend.choose()? } else { Arc::new(BurnBackend::cpu()) };
     let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(config.games) };
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  {elapsed_precise} eta {eta}  {msg}")
@@ -73,7 +76,7 @@ pub fn run(args: &SelfPlayArgs) -> anyhow::Result<ExitCode> {
     );
     let started = Instant::now();
     let mut first = true;
-    let progress = pente_selfplay::run(&config, &args.out, &model, &backend, &mut |p: &Progress| {
+    let progress = pente_selfplay::run(&config, &args.out, &model, backend.as_ref(), &mut |p: &Progress| {
         if first {
             bar.set_position(p.games - 1);
             bar.reset_eta();

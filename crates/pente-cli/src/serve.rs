@@ -43,7 +43,7 @@ struct Networks {
 impl EvaluatorSource for Networks {
     fn load(&mut self, model: Option<&Path>) -> Result<(Box<dyn Evaluator>, String), String> {
         let model = model.or(self.default_model.as_deref());
-        let loaded = load_evaluator(model, &mut self.backend).map_err(|e| format!("{e:#}"))?;
+        let loaded = load_evaluator(model, &mut self.backend).map_err(|e| crate::output::describe(&e))?;
         Ok((loaded.evaluator, loaded.description))
     }
 }

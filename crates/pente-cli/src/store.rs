@@ -175,7 +175,7 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
     );
     let started = Instant::now();
     println!("worker {id} on store {}", store.spec());
-    let totals = run_worker(&store, &config, &options, &backend, &mut |event| match event {
+    let totals = run_worker(&store, &config, &options, backend.as_ref(), &mut |event| match event {
         WorkerEvent::Chunk { index, model, games } => {
             bar.suspend(|| println!("chunk {index:06}: {games} games with {model}"));
             bar.set_length(games);

@@ -6,19 +6,23 @@
 //! writes the network as an ONNX model for ONNX Runtime and other tools. The CPU backend
 //! is burn's pure-Rust `flex`; GPU backends are the `wgpu` and `cuda` features.
 
+mod backend;
 mod evaluator;
 pub mod features;
+mod info;
 mod model;
 pub mod onnx;
 pub mod store;
 pub mod training;
 
+pub use backend::BurnBackend;
 pub use burn::prelude::{Device, DeviceKind};
 pub use evaluator::{
     ILLEGAL_LOGIT, MAX_BATCH, NetworkEvaluator, encode_batch, evaluate_by_size, evaluation_from_logits,
 };
+pub use info::ModelInfo;
 pub use model::{NetConfig, PenteNet};
-pub use store::{ModelInfo, StoreError};
+pub use store::ModelDirError;
 
 /// The CPU device (burn's `flex` backend).
 #[must_use]

@@ -14,8 +14,8 @@ use burn::nn::{BatchNorm, Linear};
 use burn::prelude::*;
 use prost::Message;
 
+use crate::info::ModelInfo;
 use crate::model::{ConvBn, PenteNet, PoolBlock, ResidualBlock};
-use crate::store::ModelInfo;
 use proto::{
     AttributeProto, AttributeType, Dimension, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
     StringStringEntryProto, TensorProto, TensorShapeProto, TensorTypeProto, TypeProto, ValueInfoProto,

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use burn::prelude::*;
 use burn::store::{BurnToPyTorchAdapter, ModuleSnapshot, SafetensorsStore};
-use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::features::Features;
-use crate::model::{NetConfig, PenteNet};
+pub use crate::info::ModelInfo;
+use crate::model::PenteNet;
 
 /// Weights, in burn's own format.
 pub const WEIGHTS_FILE: &str = "model.bpk";
@@ -25,61 +25,9 @@ pub const ONNX_FILE: &str = "model.onnx";
 /// saved before it existed have none).
 pub const MODEL_FILES: [&str; 4] = [WEIGHTS_FILE, INFO_FILE, SAFETENSORS_FILE, ONNX_FILE];
 
-/// What a model directory says about its network.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelInfo {
-    /// A unique name, recorded in every game the model plays.
-    pub id: String,
-    /// Version of the input encoding ([`Features::version`]); the
-    /// network's `in_planes` must be that encoding's.
-    pub features_version: u32,
-    /// The network's shape.
-    pub net: NetConfig,
-    /// The model this one was trained from, if any.
-    #[serde(default)]
-    pub parent: Option<String>,
-    /// Training samples seen so far.
-    #[serde(default)]
-    pub samples_trained: u64,
-    /// CPU-hours spent making it: the self-play, training and arenas of the
-    /// loop runs that led to it, its ancestors' included (0: not recorded).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub cpu_hours: f64,
-    /// Its Elo on the loop's chain of gates, the first network of its
-    /// campaign being 0; `start` carries it from one sitting to the next.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elo: Option<f64>,
-    /// Loop iterations spent on its lineage, kept or not: a loop run that
-    /// starts from it names and seeds its networks after them.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub iterations: u32,
-}
-
-fn is_zero<T: Default + PartialEq>(value: &T) -> bool {
-    *value == T::default()
-}
-
-impl ModelInfo {
-    /// Info of a new network with no training yet.
-    #[must_use]
-    pub fn new(id: impl Into<String>, net: NetConfig) -> ModelInfo {
-        ModelInfo {
-            id: id.into(),
-            features_version: net.features().map_or(0, Features::version),
-            net,
-            parent: None,
-            samples_trained: 0,
-            cpu_hours: 0.0,
-            elo: None,
-            iterations: 0,
-        }
-    }
-}
-
 /// A model directory that cannot be written or read.
 #[derive(Debug, Error)]
-pub enum StoreError {
+pub enum ModelDirError {
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -88,7 +36,15 @@ pub enum StoreError {
         /// The cause.
         source: std::io::Error,
     },
-    /// `model.json` is not valid.
+    /// `model.json` is not JSON of a model's metadata.
+    #[error("{path}: {source}")]
+    BadJson {
+        /// The file.
+        path: PathBuf,
+        /// The parser's error.
+        source: serde_json::Error,
+    },
+    /// `model.json` describes a network this build cannot run.
     #[error("{path}: {message}")]
     BadInfo {
         /// The file.
@@ -96,18 +52,26 @@ pub enum StoreError {
         /// What is wrong.
         message: String,
     },
-    /// The weights file does not fit the network.
-    #[error("{path}: cannot load the weights: {message}")]
+    /// The weights file does not fit the network (or cannot be written).
+    #[error("{path}: cannot load the weights: {source}")]
     BadWeights {
         /// The file.
         path: PathBuf,
-        /// What is wrong.
+        /// burn's error.
+        source: burn::store::RecordError,
+    },
+    /// The PyTorch export cannot be written.
+    #[error("{path}: cannot write the weights: {message}")]
+    Export {
+        /// The file.
+        path: PathBuf,
+        /// burn's message.
         message: String,
     },
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
-    move |source| StoreError::Io { path: path.to_path_buf(), source }
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ModelDirError + '_ {
+    move |source| ModelDirError::Io { path: path.to_path_buf(), source }
 }
 
 /// Writes `model` and `info` into `dir` (created if needed). Each file is
@@ -115,15 +79,12 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
 /// half-written model.
 ///
 /// # Errors
-/// [`StoreError`] naming the file that failed.
-pub fn save(model: &PenteNet, info: &ModelInfo, dir: &Path) -> Result<(), StoreError> {
+/// [`ModelDirError`] naming the file that failed.
+pub fn save(model: &PenteNet, info: &ModelInfo, dir: &Path) -> Result<(), ModelDirError> {
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let weights = dir.join(WEIGHTS_FILE);
     let tmp = dir.join(format!("{WEIGHTS_FILE}.tmp"));
-    model
-        .clone()
-        .save_file(&tmp)
-        .map_err(|e| StoreError::BadWeights { path: weights.clone(), message: e.to_string() })?;
+    model.clone().save_file(&tmp).map_err(|source| ModelDirError::BadWeights { path: weights.clone(), source })?;
     std::fs::rename(&tmp, &weights).map_err(io(&weights))?;
 
     let exported = dir.join(SAFETENSORS_FILE);
@@ -135,7 +96,7 @@ pub fn save(model: &PenteNet, info: &ModelInfo, dir: &Path) -> Result<(), StoreE
         .metadata("config", burn::config::config_to_json(&info.net));
     model
         .save_into(&mut store)
-        .map_err(|e| StoreError::BadWeights { path: exported.clone(), message: e.to_string() })?;
+        .map_err(|e| ModelDirError::Export { path: exported.clone(), message: e.to_string() })?;
     std::fs::rename(&tmp, &exported).map_err(io(&exported))?;
 
     write_atomic(&dir.join(ONNX_FILE), &crate::onnx::to_onnx(model, info))?;
@@ -146,8 +107,8 @@ pub fn save(model: &PenteNet, info: &ModelInfo, dir: &Path) -> Result<(), StoreE
 /// weights as they are: for facts learnt after saving, such as its Elo.
 ///
 /// # Errors
-/// [`StoreError`] if the file cannot be written.
-pub fn save_info(info: &ModelInfo, dir: &Path) -> Result<(), StoreError> {
+/// [`ModelDirError`] if the file cannot be written.
+pub fn save_info(info: &ModelInfo, dir: &Path) -> Result<(), ModelDirError> {
     let json = serde_json::to_string_pretty(info).expect("model info serializes");
     write_atomic(&dir.join(INFO_FILE), (json + "\n").as_bytes())
 }
@@ -156,8 +117,8 @@ pub fn save_info(info: &ModelInfo, dir: &Path) -> Result<(), StoreError> {
 /// for model directories saved before it existed. Returns its path.
 ///
 /// # Errors
-/// [`StoreError`] if the model does not load or the file cannot be written.
-pub fn export_onnx(dir: &Path) -> Result<PathBuf, StoreError> {
+/// [`ModelDirError`] if the model does not load or the file cannot be written.
+pub fn export_onnx(dir: &Path) -> Result<PathBuf, ModelDirError> {
     let (model, info) = load(dir, &crate::cpu())?;
     let path = dir.join(ONNX_FILE);
     write_atomic(&path, &crate::onnx::to_onnx(&model, &info))?;
@@ -165,7 +126,7 @@ pub fn export_onnx(dir: &Path) -> Result<PathBuf, StoreError> {
 }
 
 /// Writes `bytes` under a temporary name and renames it to `path`.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ModelDirError> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
@@ -176,15 +137,15 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
 /// Reads the metadata of the model in `dir`.
 ///
 /// # Errors
-/// [`StoreError`] if `model.json` is missing or invalid, or was made for
+/// [`ModelDirError`] if `model.json` is missing or invalid, or was made for
 /// another features version.
-pub fn load_info(dir: &Path) -> Result<ModelInfo, StoreError> {
+pub fn load_info(dir: &Path) -> Result<ModelInfo, ModelDirError> {
     let path = dir.join(INFO_FILE);
     let text = std::fs::read_to_string(&path).map_err(io(&path))?;
     let info: ModelInfo =
-        serde_json::from_str(&text).map_err(|e| StoreError::BadInfo { path: path.clone(), message: e.to_string() })?;
+        serde_json::from_str(&text).map_err(|source| ModelDirError::BadJson { path: path.clone(), source })?;
     let Some(features) = Features::of_version(info.features_version) else {
-        return Err(StoreError::BadInfo {
+        return Err(ModelDirError::BadInfo {
             path,
             message: format!(
                 "made for input features version {}, this build reads versions 1 to {}",
@@ -194,7 +155,7 @@ pub fn load_info(dir: &Path) -> Result<ModelInfo, StoreError> {
         });
     };
     if info.net.in_planes != features.planes() || info.net.pool_channels >= info.net.channels {
-        return Err(StoreError::BadInfo { path, message: "the network shape does not fit the features".into() });
+        return Err(ModelDirError::BadInfo { path, message: "the network shape does not fit the features".into() });
     }
     Ok(info)
 }
@@ -202,17 +163,17 @@ pub fn load_info(dir: &Path) -> Result<ModelInfo, StoreError> {
 /// Loads the model in `dir` onto `device`.
 ///
 /// # Errors
-/// [`StoreError`] naming the file that is missing or does not fit.
-pub fn load(dir: &Path, device: &Device) -> Result<(PenteNet, ModelInfo), StoreError> {
+/// [`ModelDirError`] naming the file that is missing or does not fit.
+pub fn load(dir: &Path, device: &Device) -> Result<(PenteNet, ModelInfo), ModelDirError> {
     let info = load_info(dir)?;
     let path = dir.join(WEIGHTS_FILE);
     if !path.is_file() {
-        return Err(StoreError::Io { path, source: std::io::Error::from(std::io::ErrorKind::NotFound) });
+        return Err(ModelDirError::Io { path, source: std::io::Error::from(std::io::ErrorKind::NotFound) });
     }
     let model = info
         .net
         .init(device)
         .try_load_file(&path)
-        .map_err(|e| StoreError::BadWeights { path: path.clone(), message: e.to_string() })?;
+        .map_err(|source| ModelDirError::BadWeights { path: path.clone(), source })?;
     Ok((model, info))
 }

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use ort::session::Session;
-use ort::session::builder::GraphOptimizationLevel;
+use ort::session::builder::{GraphOptimizationLevel, SessionBuilder};
 use ort::value::TensorRef;
 use pente_core::{Position, Rules};
 use pente_nn::features::Features;
@@ -18,10 +18,23 @@ use crate::library::Runtime;
 /// A network that ONNX Runtime would not take.
 #[derive(Debug, Error)]
 #[error("ONNX Runtime: {0}")]
-pub struct SessionError(String);
+pub struct SessionError(#[from] ort::Error);
 
-fn session_error(e: impl std::fmt::Display) -> SessionError {
-    SessionError(e.to_string())
+impl From<ort::Error<SessionBuilder>> for SessionError {
+    fn from(error: ort::Error<SessionBuilder>) -> SessionError {
+        SessionError(error.into())
+    }
+}
+
+/// A model directory that does not load on ONNX Runtime.
+#[derive(Debug, Error)]
+pub enum OrtLoadError {
+    /// A file of the directory is missing or does not fit.
+    #[error(transparent)]
+    Model(#[from] pente_nn::ModelDirError),
+    /// ONNX Runtime refused the network built from it.
+    #[error(transparent)]
+    Session(#[from] SessionError),
 }
 
 /// One ONNX Runtime session of a network, with its input buffer.
@@ -55,16 +68,11 @@ impl OrtEvaluator {
         threads: usize,
     ) -> Result<OrtEvaluator, SessionError> {
         let threads = threads.max(1);
-        let session = Session::builder(runtime.environment())
-            .map_err(session_error)?
-            .with_optimization_level(GraphOptimizationLevel::All)
-            .map_err(session_error)?
-            .with_intra_threads(threads)
-            .map_err(session_error)?
-            .with_inter_threads(1)
-            .map_err(session_error)?
-            .commit_from_memory(onnx)
-            .map_err(session_error)?;
+        let session = Session::builder(runtime.environment())?
+            .with_optimization_level(GraphOptimizationLevel::All)?
+            .with_intra_threads(threads)?
+            .with_inter_threads(1)?
+            .commit_from_memory(onnx)?;
         let evaluator = OrtEvaluator {
             inner: Mutex::new(Inner { session, features: Vec::new() }),
             kind,
@@ -101,10 +109,10 @@ impl OrtEvaluator {
     /// it always matches them, whatever `model.onnx` holds).
     ///
     /// # Errors
-    /// A message naming the file that does not load, or ONNX Runtime's refusal.
-    pub fn load(runtime: &Runtime, dir: &Path, threads: usize) -> Result<OrtEvaluator, String> {
-        let (model, info) = pente_nn::store::load(dir, &pente_nn::cpu()).map_err(|e| e.to_string())?;
-        OrtEvaluator::from_model(runtime, &model, &info, threads).map_err(|e| format!("{}: {e}", dir.display()))
+    /// [`OrtLoadError`] naming the file that does not load, or ONNX Runtime's refusal.
+    pub fn load(runtime: &Runtime, dir: &Path, threads: usize) -> Result<OrtEvaluator, OrtLoadError> {
+        let (model, info) = pente_nn::store::load(dir, &pente_nn::cpu())?;
+        Ok(OrtEvaluator::from_model(runtime, &model, &info, threads)?)
     }
 
     /// Intra-op threads of its session.
@@ -120,11 +128,10 @@ impl OrtEvaluator {
         let area = size * size;
         let planes = self.kind.planes();
         encode_batch(self.kind, positions, features);
-        let input = TensorRef::from_array_view(([positions.len(), planes, size, size], features.as_slice()))
-            .map_err(session_error)?;
-        let outputs = session.run(ort::inputs![input]).map_err(session_error)?;
-        let (_, policy) = outputs[POLICY].try_extract_tensor::<f32>().map_err(session_error)?;
-        let (_, wdl) = outputs[VALUE].try_extract_tensor::<f32>().map_err(session_error)?;
+        let input = TensorRef::from_array_view(([positions.len(), planes, size, size], features.as_slice()))?;
+        let outputs = session.run(ort::inputs![input])?;
+        let (_, policy) = outputs[POLICY].try_extract_tensor::<f32>()?;
+        let (_, wdl) = outputs[VALUE].try_extract_tensor::<f32>()?;
         Ok((0..positions.len())
             .map(|i| {
                 evaluation_from_logits(

@@ -10,18 +10,15 @@
 use burn::module::{Module, ModuleMapper, Param};
 use burn::prelude::*;
 use pente_core::{Position, Rules, Variant};
-use pente_nn::{ModelInfo, NetConfig, NetworkEvaluator, PenteNet, cpu, store};
-use pente_ort::{Backend, BackendChoice, OrtEvaluator, Runtime, choose};
-use pente_search::Evaluator;
+use pente_nn::{BurnBackend, ModelInfo, NetConfig, NetworkEvaluator, PenteNet, cpu, store};
+use pente_ort::{OrtBackend, OrtEvaluator, Runtime};
+use pente_search::{Backend, Evaluator};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 fn runtime() -> Option<&'static Runtime> {
-    match choose(BackendChoice::Ort, cpu()) {
-        Ok(chosen) => match chosen.backend {
-            Backend::Ort(runtime) => Some(runtime),
-            Backend::Burn(_) => unreachable!("ort was asked for"),
-        },
+    match OrtBackend::open() {
+        Ok(backend) => Some(backend.runtime()),
         Err(error) if std::env::var_os("PENTE_REQUIRE_ORT").is_some() => {
             panic!("PENTE_REQUIRE_ORT is set but ONNX Runtime is unusable: {error}")
         }
@@ -141,4 +138,29 @@ fn the_model_directory_gets_an_onnx_file_that_ort_runs() {
     assert_eq!(from_file.evaluate(&[&position]), from_dir.evaluate(&[&position]));
     assert_eq!(from_dir.name(), "saved");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn both_backends_load_a_model_directory_through_the_trait_and_agree() {
+    let Some(runtime) = runtime() else { return };
+    let dir = std::env::temp_dir().join(format!("pente-ort-backends-{}", std::process::id()));
+    let config = NetConfig::scaled(1, 8);
+    store::save(&perturbed(&config, 4), &ModelInfo::new("both", config), &dir).unwrap();
+    let backends: [&dyn Backend; 2] = [&OrtBackend::new(runtime), &BurnBackend::cpu()];
+    let [ort, burn] = backends.map(|backend| backend.load(&dir, 1).unwrap());
+    let positions = random_positions(Rules::pente(), 8, &mut StdRng::seed_from_u64(4));
+    let positions: Vec<&Position> = positions.iter().collect();
+    for (a, b) in ort.evaluate(&positions).iter().zip(burn.evaluate(&positions)) {
+        assert!((a.value - b.value).abs() < 1e-4, "{} vs {}", a.value, b.value);
+        assert!(a.policy.iter().zip(&b.policy).all(|(x, y)| (x - y).abs() < 1e-4));
+    }
+    assert_eq!((ort.name(), burn.name()), ("both".to_string(), "both".to_string()));
+    // A directory without a network: the error names it and keeps the cause.
+    std::fs::remove_dir_all(&dir).unwrap();
+    for backend in backends {
+        let error = backend.load(&dir, 1).err().expect("nothing to load");
+        assert!(error.to_string().contains(&dir.display().to_string()), "{error}");
+        let cause = std::error::Error::source(&error).expect("a cause").to_string();
+        assert!(cause.contains(store::INFO_FILE), "{}: {cause}", backend.name());
+    }
 }

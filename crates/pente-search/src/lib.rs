@@ -4,8 +4,10 @@
 //! positions and returns a policy and a value for each, so it never sees
 //! tensors. [`search_many`] advances many searches (many games) together and
 //! sends all their leaves to the evaluator in one call, so a network sees
-//! full batches.
+//! full batches. A [`Backend`] loads a network as an evaluator, so that
+//! the crates above load networks without knowing what runs them.
 
+pub mod backend;
 mod evaluator;
 mod heuristic;
 pub mod level;
@@ -15,6 +17,7 @@ pub mod solver;
 
 use std::borrow::BorrowMut;
 
+pub use backend::{Backend, LoadError};
 pub use evaluator::{Evaluation, Evaluator, UniformEvaluator};
 pub use heuristic::HeuristicEvaluator;
 pub use params::{GumbelParams, SearchParams, TacticsParams};

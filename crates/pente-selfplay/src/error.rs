@@ -31,9 +31,15 @@ pub enum SelfPlayError {
         /// What is wrong.
         message: String,
     },
+    /// The model's metadata (`model.json`) cannot be read.
+    #[error("reading the model: {0}")]
+    ModelInfo(#[from] pente_nn::ModelDirError),
     /// The evaluator could not be built (e.g. a broken model directory).
     #[error("loading the model: {0}")]
-    Model(String),
+    Model(#[from] pente_search::LoadError),
+    /// A worker's thread pool did not start.
+    #[error("starting a worker thread pool: {0}")]
+    ThreadPool(#[from] rayon::ThreadPoolBuildError),
     /// The store of a distributed run failed.
     #[error(transparent)]
     Store(#[from] pente_store::StoreError),

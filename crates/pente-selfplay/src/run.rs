@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
-use pente_ort::Backend;
 use pente_records::{GameEnd, GameResult};
-use pente_search::{Evaluator, HeuristicEvaluator, Search, UniformEvaluator, search_many};
+use pente_search::{Backend, Evaluator, HeuristicEvaluator, Search, UniformEvaluator, search_many};
 
 use crate::config::SelfPlayConfig;
 use crate::error::SelfPlayError;
@@ -40,14 +39,12 @@ impl ModelSource {
     /// The name recorded as the player of the games: the model id for a network.
     ///
     /// # Errors
-    /// [`SelfPlayError::Model`] if the model directory cannot be read.
+    /// [`SelfPlayError::ModelInfo`] if the model directory cannot be read.
     pub fn name(&self) -> Result<String, SelfPlayError> {
         match self {
             ModelSource::Heuristic => Ok("heuristic".into()),
             ModelSource::Uniform => Ok("uniform".into()),
-            ModelSource::Network(dir) => {
-                pente_nn::store::load_info(dir).map(|info| info.id).map_err(|e| SelfPlayError::Model(e.to_string()))
-            }
+            ModelSource::Network(dir) => Ok(pente_nn::store::load_info(dir)?.id),
         }
     }
 
@@ -56,11 +53,11 @@ impl ModelSource {
     ///
     /// # Errors
     /// [`SelfPlayError::Model`] if the model cannot be loaded.
-    pub fn evaluator(&self, backend: &Backend, threads: usize) -> Result<Box<dyn Evaluator>, SelfPlayError> {
+    pub fn evaluator(&self, backend: &dyn Backend, threads: usize) -> Result<Box<dyn Evaluator>, SelfPlayError> {
         Ok(match self {
             ModelSource::Heuristic => Box::new(HeuristicEvaluator::default()),
             ModelSource::Uniform => Box::new(UniformEvaluator::default()),
-            ModelSource::Network(dir) => backend.load(dir, threads).map_err(|e| SelfPlayError::Model(e.to_string()))?,
+            ModelSource::Network(dir) => backend.load(dir, threads)?,
         })
     }
 }
@@ -135,7 +132,7 @@ pub fn run(
     config: &SelfPlayConfig,
     out: &Path,
     model: &ModelSource,
-    backend: &Backend,
+    backend: &dyn Backend,
     on_game: &mut dyn FnMut(&Progress),
 ) -> Result<Progress, SelfPlayError> {
     config.check().map_err(|message| SelfPlayError::Config { path: out.join("selfplay.toml"), message })?;
@@ -195,16 +192,13 @@ pub fn run(
 fn play_worker(
     config: &SelfPlayConfig,
     model: &ModelSource,
-    backend: &Backend,
+    backend: &dyn Backend,
     name: &str,
     ids: impl Iterator<Item = u64> + Send,
     stop: &AtomicBool,
     sender: &mpsc::Sender<Result<FinishedGame, SelfPlayError>>,
 ) -> Result<(), SelfPlayError> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .map_err(|e| SelfPlayError::Model(format!("starting a worker thread pool: {e}")))?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(SelfPlayError::ThreadPool)?;
     pool.install(|| {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         let evaluator = model.evaluator(backend, (cores / config.worker_threads()).max(1))?;

@@ -11,8 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use pente_ort::Backend;
 use pente_records::SamplesReader;
+use pente_search::Backend;
 use pente_store::{Chunk, Store};
 
 use crate::config::SelfPlayConfig;
@@ -86,7 +86,7 @@ pub fn run_worker(
     store: &Store,
     config: &SelfPlayConfig,
     options: &WorkerOptions,
-    backend: &Backend,
+    backend: &dyn Backend,
     report: &mut dyn FnMut(WorkerEvent<'_>),
 ) -> Result<WorkerTotals, SelfPlayError> {
     pente_store::check_name("worker id", &options.id)?;
@@ -121,7 +121,7 @@ pub fn play_chunk(
     index: u64,
     games: u64,
     work: &Path,
-    backend: &Backend,
+    backend: &dyn Backend,
     report: &mut dyn FnMut(WorkerEvent<'_>),
 ) -> Result<Option<Chunk>, SelfPlayError> {
     let model = store.current_model()?;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pente_ort::Backend;
+use pente_nn::BurnBackend;
 use pente_records::{CsvGame, GameEnd, JsonGame, SamplesReader};
 use pente_selfplay::{CSV_FILE, JSONL_FILE, ModelSource, SAMPLES_FILE, SelfPlayConfig, run};
 
@@ -53,10 +53,10 @@ fn jsonl_games(dir: &Path) -> Vec<JsonGame> {
 #[test]
 fn same_seed_same_games_and_consistent_files() {
     let (a, b) = (temp_dir("det-a"), temp_dir("det-b"));
-    let progress = run(&config(8), &a, &ModelSource::Heuristic, &Backend::default(), &mut |_| {}).unwrap();
+    let progress = run(&config(8), &a, &ModelSource::Heuristic, &BurnBackend::cpu(), &mut |_| {}).unwrap();
     assert_eq!(progress.games, 8);
     assert_eq!(progress.new_games, 8);
-    run(&config(8), &b, &ModelSource::Heuristic, &Backend::default(), &mut |_| {}).unwrap();
+    run(&config(8), &b, &ModelSource::Heuristic, &BurnBackend::cpu(), &mut |_| {}).unwrap();
     assert_eq!(files(&a), files(&b), "same seed, config and threads: same bytes");
 
     // The three files hold the same games, in id order.
@@ -86,7 +86,7 @@ fn same_seed_same_games_and_consistent_files() {
     let c = temp_dir("det-c");
     let mut other = config(8);
     other.seed = 6;
-    run(&other, &c, &ModelSource::Heuristic, &Backend::default(), &mut |_| {}).unwrap();
+    run(&other, &c, &ModelSource::Heuristic, &BurnBackend::cpu(), &mut |_| {}).unwrap();
     assert_ne!(files(&a)[0], files(&c)[0]);
     for dir in [a, b, c] {
         std::fs::remove_dir_all(dir).unwrap();
@@ -98,7 +98,7 @@ fn playout_cap_randomization_samples_only_full_searches() {
     let dir = temp_dir("cap");
     let mut capped = config(6);
     capped.playout_cap = Some(pente_selfplay::PlayoutCap { full_fraction: 0.3, fast_visits: 3 });
-    run(&capped, &dir, &ModelSource::Heuristic, &Backend::default(), &mut |_| {}).unwrap();
+    run(&capped, &dir, &ModelSource::Heuristic, &BurnBackend::cpu(), &mut |_| {}).unwrap();
     let games = jsonl_games(&dir);
     let samples: Vec<_> =
         SamplesReader::new(std::fs::File::open(dir.join(SAMPLES_FILE)).unwrap()).map(Result::unwrap).collect();
@@ -120,8 +120,8 @@ fn playout_cap_randomization_samples_only_full_searches() {
 #[test]
 fn a_killed_run_resumes_to_the_same_files() {
     let (whole, resumed) = (temp_dir("whole"), temp_dir("resumed"));
-    run(&config(10), &whole, &ModelSource::Heuristic, &Backend::default(), &mut |_| {}).unwrap();
-    run(&config(6), &resumed, &ModelSource::Heuristic, &Backend::default(), &mut |_| {}).unwrap();
+    run(&config(10), &whole, &ModelSource::Heuristic, &BurnBackend::cpu(), &mut |_| {}).unwrap();
+    run(&config(6), &resumed, &ModelSource::Heuristic, &BurnBackend::cpu(), &mut |_| {}).unwrap();
     // A kill in the middle of writing game 6: half a row, half a line, half a chunk.
     for (file, tail) in
         [(CSV_FILE, "6,pente,9,heur"), (JSONL_FILE, "{\"schema\":1,\"game_id\":6,"), (SAMPLES_FILE, "\u{30}\0\0")]
@@ -135,12 +135,12 @@ fn a_killed_run_resumes_to_the_same_files() {
     let cut = csv.trim_end_matches("6,pente,9,heur").trim_end().rfind('\n').unwrap() + 1;
     std::fs::write(resumed.join(CSV_FILE), &csv[..cut]).unwrap();
 
-    let progress = run(&config(10), &resumed, &ModelSource::Heuristic, &Backend::default(), &mut |_| {}).unwrap();
+    let progress = run(&config(10), &resumed, &ModelSource::Heuristic, &BurnBackend::cpu(), &mut |_| {}).unwrap();
     assert_eq!(progress.games, 10);
     assert_eq!(progress.new_games, 5, "games 0-4 were complete everywhere; 5-9 are replayed");
     assert_eq!(files(&whole), files(&resumed));
     // Asking for fewer games than there are changes nothing.
-    let progress = run(&config(4), &resumed, &ModelSource::Heuristic, &Backend::default(), &mut |_| {}).unwrap();
+    let progress = run(&config(4), &resumed, &ModelSource::Heuristic, &BurnBackend::cpu(), &mut |_| {}).unwrap();
     assert_eq!((progress.games, progress.new_games), (10, 0));
     assert_eq!(files(&whole), files(&resumed));
     for dir in [whole, resumed] {
@@ -151,15 +151,15 @@ fn a_killed_run_resumes_to_the_same_files() {
 #[test]
 fn other_settings_do_not_mix_into_a_run() {
     let dir = temp_dir("mix");
-    run(&config(2), &dir, &ModelSource::Heuristic, &Backend::default(), &mut |_| {}).unwrap();
+    run(&config(2), &dir, &ModelSource::Heuristic, &BurnBackend::cpu(), &mut |_| {}).unwrap();
     let mut other = config(4);
     other.search.visits = 20;
-    let error = run(&other, &dir, &ModelSource::Heuristic, &Backend::default(), &mut |_| {}).unwrap_err().to_string();
+    let error = run(&other, &dir, &ModelSource::Heuristic, &BurnBackend::cpu(), &mut |_| {}).unwrap_err().to_string();
     assert!(error.contains("selfplay.toml") && error.contains("other settings"), "{error}");
     // More threads are fine.
     let mut more_threads = config(3);
     more_threads.threads = 1;
-    assert_eq!(run(&more_threads, &dir, &ModelSource::Heuristic, &Backend::default(), &mut |_| {}).unwrap().games, 3);
+    assert_eq!(run(&more_threads, &dir, &ModelSource::Heuristic, &BurnBackend::cpu(), &mut |_| {}).unwrap().games, 3);
     std::fs::remove_dir_all(dir).unwrap();
 }
 

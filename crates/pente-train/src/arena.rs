@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 
 use pente_core::{Color, EndReason, Game, Rules, Seat};
 use pente_external::{TextPente, TextPenteConfig};
-use pente_ort::Backend;
 use pente_records::{Captures, DATASET_SCHEMA, GameEnd, GameResult, JsonGame, JsonMove};
-use pente_search::{Evaluator, HeuristicEvaluator, Search, SearchParams, UniformEvaluator, search_many};
+use pente_search::{Backend, Evaluator, HeuristicEvaluator, Search, SearchParams, UniformEvaluator, search_many};
 use pente_selfplay::game_seed;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -135,7 +134,7 @@ impl PlayerSpec {
     /// # Errors
     /// [`TrainError::Model`] if a model does not load, [`TrainError::Config`]
     /// for a pente-text level outside 1-9.
-    pub fn load(&self, backend: &Backend) -> Result<Player, TrainError> {
+    pub fn load(&self, backend: &dyn Backend) -> Result<Player, TrainError> {
         let (evaluator, name): (Box<dyn Evaluator>, String) = match &self.kind {
             PlayerKind::TextPente(level) => {
                 let config = TextPenteConfig::new(*level).map_err(|e| TrainError::Config(e.to_string()))?;
@@ -725,8 +724,8 @@ mod tests {
     fn heuristic_beats_uniform_search() {
         let rules = Rules::new(pente_core::Variant::Pente, 9).unwrap();
         let config = ArenaConfig { games: 8, rules, opening_plies: 2, seed: 3 };
-        let heuristic = PlayerSpec::parse("heuristic@32").unwrap().load(&Backend::default()).unwrap();
-        let uniform = PlayerSpec::parse("uniform@32").unwrap().load(&Backend::default()).unwrap();
+        let heuristic = PlayerSpec::parse("heuristic@32").unwrap().load(&pente_nn::BurnBackend::cpu()).unwrap();
+        let uniform = PlayerSpec::parse("uniform@32").unwrap().load(&pente_nn::BurnBackend::cpu()).unwrap();
         let mut seen = 0;
         let result = play_match(&heuristic, &uniform, &config, None, &mut |done, total| {
             assert!(done <= total);
@@ -746,8 +745,8 @@ mod tests {
     fn a_killed_match_resumes_from_its_records() {
         let rules = Rules::new(pente_core::Variant::Pente, 9).unwrap();
         let config = ArenaConfig { games: 6, rules, opening_plies: 2, seed: 5 };
-        let heuristic = PlayerSpec::parse("heuristic@16").unwrap().load(&Backend::default()).unwrap();
-        let uniform = PlayerSpec::parse("uniform@16").unwrap().load(&Backend::default()).unwrap();
+        let heuristic = PlayerSpec::parse("heuristic@16").unwrap().load(&pente_nn::BurnBackend::cpu()).unwrap();
+        let uniform = PlayerSpec::parse("uniform@16").unwrap().load(&pente_nn::BurnBackend::cpu()).unwrap();
         let dir = std::env::temp_dir().join(format!("pente-arena-resume-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let full_path = dir.join("full.jsonl");
@@ -787,8 +786,8 @@ mod tests {
     fn external_programs_need_their_rules() {
         let rules = Rules::new(pente_core::Variant::Pente, 9).unwrap();
         let config = ArenaConfig { games: 2, rules, opening_plies: 2, seed: 0 };
-        let program = PlayerSpec::parse("pente-text:1").unwrap().load(&Backend::default()).unwrap();
-        let heuristic = PlayerSpec::parse("heuristic@8").unwrap().load(&Backend::default()).unwrap();
+        let program = PlayerSpec::parse("pente-text:1").unwrap().load(&pente_nn::BurnBackend::cpu()).unwrap();
+        let heuristic = PlayerSpec::parse("heuristic@8").unwrap().load(&pente_nn::BurnBackend::cpu()).unwrap();
         let error = play_match(&heuristic, &program, &config, None, &mut |_, _| {}).expect_err("9x9 refused");
         assert!(error.to_string().contains("19x19"), "{error}");
     }
@@ -797,7 +796,7 @@ mod tests {
     /// installed, unless `PENTE_REQUIRE_EXTERNAL` is set, as in CI).
     #[test]
     fn heuristic_against_pente_text() {
-        let program = PlayerSpec::parse("pente-text:1").unwrap().load(&Backend::default()).unwrap();
+        let program = PlayerSpec::parse("pente-text:1").unwrap().load(&pente_nn::BurnBackend::cpu()).unwrap();
         let Engine::TextPente(settings) = &program.engine else { unreachable!() };
         if !settings.program.is_file() {
             assert!(std::env::var_os("PENTE_REQUIRE_EXTERNAL").is_none(), "{} is missing", settings.program.display());
@@ -805,7 +804,7 @@ mod tests {
             return;
         }
         let config = ArenaConfig { games: 4, rules: TextPenteConfig::rules(), opening_plies: 2, seed: 0 };
-        let heuristic = PlayerSpec::parse("heuristic@16").unwrap().load(&Backend::default()).unwrap();
+        let heuristic = PlayerSpec::parse("heuristic@16").unwrap().load(&pente_nn::BurnBackend::cpu()).unwrap();
         let dir = std::env::temp_dir().join(format!("pente-arena-text-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("games.jsonl");

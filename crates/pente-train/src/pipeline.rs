@@ -12,7 +12,7 @@ use cpu_time::ProcessTime;
 use pente_external::TextPenteConfig;
 use pente_nn::NetConfig;
 use pente_nn::store::ModelInfo;
-use pente_ort::Backend;
+use pente_search::Backend;
 use pente_selfplay::{ModelSource, Progress, SelfPlayConfig};
 use pente_store::{Chunk, Store};
 use serde::{Deserialize, Serialize};
@@ -403,7 +403,7 @@ fn cached_match(
     a: &PlayerSpec,
     b: &PlayerSpec,
     config: &ArenaConfig,
-    backend: &Backend,
+    backend: &dyn Backend,
     report: &mut dyn FnMut(LoopEvent<'_>),
 ) -> Result<MatchResult, TrainError> {
     if let Some(result) = read_match(path) {
@@ -443,7 +443,7 @@ impl StoreLoop<'_> {
         config: &LoopConfig,
         want: u64,
         work: &Path,
-        backend: &Backend,
+        backend: &dyn Backend,
         report: &mut dyn FnMut(LoopEvent<'_>),
     ) -> Result<Vec<Chunk>, TrainError> {
         loop {
@@ -505,7 +505,7 @@ impl StoreLoop<'_> {
 struct Run<'a> {
     config: &'a LoopConfig,
     dir: PathBuf,
-    backend: &'a Backend,
+    backend: &'a dyn Backend,
 }
 
 /// Runs the loop to `config.iterations`, resuming from `runs/<name>/`, its
@@ -517,7 +517,7 @@ struct Run<'a> {
 /// [`TrainError`] from any stage; everything finished before stays.
 pub fn run_loop(
     config: &LoopConfig,
-    backend: &Backend,
+    backend: &dyn Backend,
     store: Option<&StoreLoop<'_>>,
     report: &mut dyn FnMut(LoopEvent<'_>),
 ) -> Result<LoopState, TrainError> {

@@ -465,7 +465,7 @@ pub fn init_model(net: &NetConfig, id: &str, seed: u64, dir: &Path) -> Result<()
 /// # Errors
 /// [`TrainError::Model`] if `from` does not load or `dir` cannot be written.
 pub fn start_model(from: &Path, id: &str, dir: &Path) -> Result<(), TrainError> {
-    let model_error = |e: store::StoreError| TrainError::Model(format!("{}: {e}", from.display()));
+    let model_error = |e: pente_nn::ModelDirError| TrainError::Model(format!("{}: {e}", from.display()));
     let (model, info) = store::load(from, &pente_nn::cpu()).map_err(model_error)?;
     let parent = if info.id == id { info.parent.clone() } else { Some(info.id.clone()) };
     let copy = ModelInfo { id: id.to_string(), parent, ..info };

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use pente_ort::Backend;
+use pente_nn::BurnBackend;
 use pente_train::{EloEntry, IterationSize, LoopConfig, TrainConfig, WindowGrowth, run_loop};
 
 fn configs() -> std::path::PathBuf {
@@ -54,7 +54,7 @@ fn the_ci_loop_runs_and_resumes() {
     config.train.window = 50;
     config.train.window_growth = Some(WindowGrowth { exponent: 0.75, scale: 0.4 });
     let mut stages = Vec::new();
-    let state = run_loop(&config, &Backend::default(), None, &mut |event| {
+    let state = run_loop(&config, &BurnBackend::cpu(), None, &mut |event| {
         if let pente_train::LoopEvent::Stage { stage, .. } = event {
             stages.push(stage);
         }
@@ -84,7 +84,7 @@ fn the_ci_loop_runs_and_resumes() {
     assert!(elo.contains("ci-0") && elo.contains("uniform@8"));
     // Run again: everything is done, nothing is redone.
     let mut again = Vec::new();
-    let second = run_loop(&config, &Backend::default(), None, &mut |event| {
+    let second = run_loop(&config, &BurnBackend::cpu(), None, &mut |event| {
         if let pente_train::LoopEvent::Stage { stage, .. } = event {
             again.push(stage);
         }
@@ -94,7 +94,7 @@ fn the_ci_loop_runs_and_resumes() {
     assert!(!again.contains(&"selfplay") && !again.contains(&"train"), "{again:?}");
     // A baseline added to the config is rated on the next run, and only it.
     config.arena.baselines.push("heuristic".into());
-    let third = run_loop(&config, &Backend::default(), None, &mut |_| {}).unwrap();
+    let third = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
     let added: Vec<&EloEntry> = third.table.iter().filter(|e| !second.table.contains(e)).collect();
     assert!(!added.is_empty() && added.iter().all(|e| e.model == "heuristic@8"), "{added:?}");
     assert_eq!(
@@ -120,12 +120,12 @@ fn a_run_starts_from_a_model_directory() {
     config.net = None;
     config.check().unwrap();
     config.iterations = 0;
-    let error = run_loop(&config, &Backend::default(), None, &mut |_| {}).unwrap_err().to_string();
+    let error = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap_err().to_string();
     assert!(error.contains("nothing-here"), "{error}");
 
     config.start = Some(committed.clone());
     let _ = std::fs::remove_dir_all(config.run_dir());
-    let state = run_loop(&config, &Backend::default(), None, &mut |_| {}).unwrap();
+    let state = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
     let first = pente_nn::store::load_info(&state.best).unwrap();
     assert_eq!((first.id.as_str(), first.parent.as_deref()), ("ci-0", Some("committed-7")));
     assert_eq!(first.net, pente_nn::store::load_info(&committed).unwrap().net);
@@ -143,7 +143,7 @@ fn a_run_starts_from_a_model_directory() {
     config.iterations = 1;
     let exported = runs.join("exported");
     config.export = Some(exported.clone());
-    let state = run_loop(&config, &Backend::default(), None, &mut |_| {}).unwrap();
+    let state = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
     let dir = config.run_dir();
     assert!(dir.join("models/ci-7").is_dir() && state.table[0].model == "ci-7", "{:?}", state.table);
     let arena = std::fs::read_to_string(dir.join("iter-001/arena.json")).unwrap();
@@ -167,7 +167,7 @@ fn a_run_starts_from_a_model_directory() {
     for file in ["timings.csv", "metrics.csv", "loop.toml", "arena/gate-001.json"] {
         assert!(exported.join(file).is_file(), "{file}");
     }
-    run_loop(&config, &Backend::default(), None, &mut |_| {}).unwrap();
+    run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
     assert_eq!(std::fs::read_to_string(exported.join("elo.csv")).unwrap(), elo);
     assert_eq!(std::fs::read_to_string(exported.join("timings.csv")).unwrap().lines().count(), 2);
 
@@ -176,7 +176,7 @@ fn a_run_starts_from_a_model_directory() {
     std::fs::write(exported.join("README.md"), "kept").unwrap();
     config.start = Some(exported.clone());
     config.runs_dir = runs.join("third");
-    let third = run_loop(&config, &Backend::default(), None, &mut |_| {}).unwrap();
+    let third = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
     let rows = std::fs::read_to_string(exported.join("elo.csv")).unwrap().lines().count();
     assert_eq!(rows, elo.lines().count() + third.table.len() - 1, "{:?}", third.table);
     assert!(third.table[0].cpu_hours == state.cpu_hours && third.cpu_hours > state.cpu_hours);
@@ -188,7 +188,7 @@ fn a_run_starts_from_a_model_directory() {
     // Run again, its start now being its own export: nothing is renamed or
     // counted again.
     let exported_info = pente_nn::store::load_info(&exported).unwrap();
-    let again = run_loop(&config, &Backend::default(), None, &mut |_| {}).unwrap();
+    let again = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
     assert_eq!(again.table, third.table);
     assert_eq!(pente_nn::store::load_info(&exported).unwrap(), exported_info);
     assert_eq!(std::fs::read_to_string(exported.join("timings.csv")).unwrap().lines().count(), 3);
