@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use pente_core::Color;
+use pente_core::{Color, Point, Position};
 use pente_search::{Proof, Search, SearchParams, SearchResult};
 
 use crate::player::{BackendArgs, LazyBackend, load_evaluator};
@@ -52,7 +52,7 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         rules.size(),
         rules.size(),
         position.ply(),
-        crate::play::whose_turn(&position),
+        whose_turn(&position),
         position.captured(Color::White),
         position.captured(Color::Black)
     )?;
@@ -61,6 +61,19 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub use pente_web::protocol::winrate;
+
+/// `white to move`; in D-Pente and Swap2 also who places the stone, or who
+/// must choose and between what.
+pub(crate) fn whose_turn(position: &Position) -> String {
+    if let Some(chooser) = position.choice_pending() {
+        let choices: Vec<String> = position.choices().iter().map(Point::to_string).collect();
+        return format!("{chooser} to choose: {}", choices.join(", "));
+    }
+    if position.rules().colour_choice().is_none() {
+        return format!("{} to move", position.to_move());
+    }
+    format!("{} to move ({})", position.to_move(), position.actor())
+}
 
 fn write_result(out: &mut impl Write, result: &SearchResult, top: usize) -> std::io::Result<()> {
     let Some(best) = result.best_move else {

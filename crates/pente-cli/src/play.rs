@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use pente_core::{Color, Game, Point, Position, Seat, Variant, column_letter};
 use pente_search::{Search, SearchParams};
 
-use crate::analyze::winrate;
+use crate::analyze::{whose_turn, winrate};
 use crate::player::{BackendArgs, LazyBackend, StrengthArgs, load_evaluator};
 
 /// The colour the human plays: in D-Pente and Swap2, the seat (`white`:
@@ -69,19 +69,6 @@ pub fn draw(position: &Position) -> String {
         whose_turn(position)
     ));
     out
-}
-
-/// `white to move`; in D-Pente and Swap2 also who places the stone, or who
-/// must choose and between what.
-pub(crate) fn whose_turn(position: &Position) -> String {
-    if let Some(chooser) = position.choice_pending() {
-        let choices: Vec<String> = position.choices().iter().map(Point::to_string).collect();
-        return format!("{chooser} to choose: {}", choices.join(", "));
-    }
-    if position.rules().colour_choice().is_none() {
-        return format!("{} to move", position.to_move());
-    }
-    format!("{} to move ({})", position.to_move(), position.actor())
 }
 
 /// Runs `pente play` until the game ends or the human quits.

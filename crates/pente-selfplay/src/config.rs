@@ -129,24 +129,36 @@ impl Default for ResignConfig {
     }
 }
 
+/// A self-play config that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// Not TOML of a self-play config.
+    #[error(transparent)]
+    Toml(#[from] toml::de::Error),
+    /// A setting out of range.
+    #[error("{0}")]
+    Invalid(String),
+}
+
 impl SelfPlayConfig {
     /// Reads and checks a TOML config file.
     ///
     /// # Errors
-    /// [`SelfPlayError::Config`] naming the file and what is wrong.
+    /// [`SelfPlayError::Io`] if it cannot be read, [`SelfPlayError::Config`]
+    /// naming the file and what is wrong.
     pub fn load(path: &Path) -> Result<SelfPlayConfig, SelfPlayError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| SelfPlayError::Config { path: path.to_path_buf(), message: e.to_string() })?;
-        SelfPlayConfig::parse(&text).map_err(|message| SelfPlayError::Config { path: path.to_path_buf(), message })
+        let text = std::fs::read_to_string(path).map_err(crate::error::io(path))?;
+        SelfPlayConfig::parse(&text).map_err(|source| SelfPlayError::Config { path: path.to_path_buf(), source })
     }
 
     /// Parses and checks a TOML config.
     ///
     /// # Errors
-    /// What is wrong, with the TOML line where the parser knows it.
-    pub fn parse(text: &str) -> Result<SelfPlayConfig, String> {
-        let config: SelfPlayConfig = toml::from_str(text).map_err(|e| e.to_string())?;
-        config.check()?;
+    /// [`ConfigError`]: the TOML parser's error (with its line), or the
+    /// first setting out of range.
+    pub fn parse(text: &str) -> Result<SelfPlayConfig, ConfigError> {
+        let config: SelfPlayConfig = toml::from_str(text)?;
+        config.check().map_err(ConfigError::Invalid)?;
         Ok(config)
     }
 

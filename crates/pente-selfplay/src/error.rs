@@ -8,12 +8,12 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum SelfPlayError {
     /// A bad config file or setting.
-    #[error("{path}: {message}")]
+    #[error("{path}: {source}")]
     Config {
         /// The config file.
         path: PathBuf,
         /// What is wrong.
-        message: String,
+        source: crate::config::ConfigError,
     },
     /// An output file could not be read or written.
     #[error("{path}: {source}")]
@@ -30,6 +30,22 @@ pub enum SelfPlayError {
         path: PathBuf,
         /// What is wrong.
         message: String,
+    },
+    /// A samples file that does not decode.
+    #[error("{path}: {source}")]
+    Samples {
+        /// The file.
+        path: PathBuf,
+        /// The decoder's error.
+        source: pente_records::SamplesError,
+    },
+    /// The last game of `games.jsonl` does not parse (a write cut short).
+    #[error("{path}: the last game does not parse ({source}); move the file away to start over")]
+    LastGame {
+        /// The file.
+        path: PathBuf,
+        /// The parser's error.
+        source: serde_json::Error,
     },
     /// The model's metadata (`model.json`) cannot be read.
     #[error("reading the model: {0}")]

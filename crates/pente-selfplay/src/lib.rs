@@ -10,7 +10,7 @@ mod output;
 mod run;
 mod worker;
 
-pub use config::{OpeningConfig, PlayoutCap, ResignConfig, RulesWeight, SelfPlayConfig};
+pub use config::{ConfigError, OpeningConfig, PlayoutCap, ResignConfig, RulesWeight, SelfPlayConfig};
 pub use error::SelfPlayError;
 pub use game::{FinishedGame, GameInProgress, game_seed};
 pub use output::{CONFIG_FILE, CSV_FILE, JSONL_FILE, Output, SAMPLES_FILE, write_atomically};

@@ -168,10 +168,8 @@ impl Output {
         let mut text = String::new();
         std::io::Read::read_to_string(&mut file, &mut text).map_err(io(jsonl_path))?;
         let last = text.trim_end().rsplit('\n').next().unwrap_or("");
-        let game: JsonGame = serde_json::from_str(last).map_err(|e| SelfPlayError::Output {
-            path: jsonl_path.to_path_buf(),
-            message: format!("the last game does not parse ({e}); move the file away to start over"),
-        })?;
+        let game: JsonGame = serde_json::from_str(last)
+            .map_err(|source| SelfPlayError::LastGame { path: jsonl_path.to_path_buf(), source })?;
         if game.game_id + 1 != self.games {
             return Err(SelfPlayError::Output {
                 path: jsonl_path.to_path_buf(),

@@ -135,7 +135,10 @@ pub fn run(
     backend: &dyn Backend,
     on_game: &mut dyn FnMut(&Progress),
 ) -> Result<Progress, SelfPlayError> {
-    config.check().map_err(|message| SelfPlayError::Config { path: out.join("selfplay.toml"), message })?;
+    config.check().map_err(|message| SelfPlayError::Config {
+        path: out.join("selfplay.toml"),
+        source: crate::config::ConfigError::Invalid(message),
+    })?;
     let name = model.name()?;
     let mut output = Output::open(out, config)?;
     let start = output.games();

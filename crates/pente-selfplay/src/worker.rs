@@ -167,7 +167,7 @@ fn count_samples(path: &Path) -> Result<u64, SelfPlayError> {
     let file = std::fs::File::open(path).map_err(crate::error::io(path))?;
     let mut samples = 0;
     for game in SamplesReader::new(std::io::BufReader::new(file)) {
-        let game = game.map_err(|e| SelfPlayError::Output { path: path.to_path_buf(), message: e.to_string() })?;
+        let game = game.map_err(|source| SelfPlayError::Samples { path: path.to_path_buf(), source })?;
         samples += game.samples.len() as u64;
     }
     Ok(samples)

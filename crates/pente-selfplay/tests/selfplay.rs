@@ -176,7 +176,7 @@ fn bad_configs_name_the_problem() {
         ("games = 1\n[playout_cap]\nfull_fraction = 0.25", "fast_visits"),
         ("games = \"many\"", "games"),
     ] {
-        let error = SelfPlayConfig::parse(text).unwrap_err();
+        let error = SelfPlayConfig::parse(text).unwrap_err().to_string();
         assert!(error.contains(needle), "{text}: {error}");
     }
 }
