@@ -324,22 +324,7 @@ fn playouts(rules: Rules, seed: u64, budget: Duration) -> (Tally, f64) {
 
 /// Positions from random games, 10 to 60 moves in.
 fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Position> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut positions = Vec::with_capacity(count);
-    while positions.len() < count {
-        let mut position = Position::new(rules);
-        let plies = 10 + positions.len() % 50;
-        for _ in 0..plies {
-            match position.random_legal_move(&mut rng) {
-                Some(p) => position.play_unchecked(p),
-                None => break,
-            };
-        }
-        if !position.is_over() {
-            positions.push(position);
-        }
-    }
-    positions
+    Position::random_positions(rules, count, &mut SmallRng::seed_from_u64(seed), |_, i| 10 + i % 50)
 }
 
 fn bench_nn(args: &NnBenchArgs) -> anyhow::Result<ExitCode> {

@@ -19,6 +19,7 @@ mod notation;
 mod point;
 mod position;
 mod rules;
+pub mod setup;
 mod symmetry;
 mod zobrist;
 
@@ -28,4 +29,5 @@ pub use notation::{MoveListError, format_move_list, is_move_number, parse_move_l
 pub use point::{Choice, MAX_SIZE, ParsePointError, Point, column_letter};
 pub use position::{EndReason, IllegalMove, LegalMoves, Outcome, Position, RECENT_MOVES};
 pub use rules::{ColourChoice, LineWin, Opening, OpeningViolation, Rules, RulesError, Variant};
+pub use setup::{BoardTextError, ParsePositionError, ParseSetupError, Setup, SetupError};
 pub use symmetry::Symmetry;

@@ -280,6 +280,13 @@ impl Position {
         self.seats.swapped
     }
 
+    /// Whether Swap2's first choice was passed back: the second player
+    /// placed stones 4 and 5 and the first chooses (or chose) after them.
+    #[must_use]
+    pub const fn passed(&self) -> bool {
+        self.seats.passed
+    }
+
     /// Moves played so far; the next move is number `ply + 1`.
     #[must_use]
     pub const fn ply(&self) -> u32 {
@@ -786,6 +793,31 @@ impl Position {
         self.legal_moves().nth(rng.random_range(0..count))
     }
 
+    /// `count` unfinished positions of `rules`, each after up to `plies(rng,
+    /// i)` random moves (`i` the positions made so far): test and benchmark
+    /// inputs. A game that ends on the way is dropped and another begun.
+    pub fn random_positions<R: Rng + ?Sized>(
+        rules: Rules,
+        count: usize,
+        rng: &mut R,
+        mut plies: impl FnMut(&mut R, usize) -> usize,
+    ) -> Vec<Position> {
+        let mut positions = Vec::with_capacity(count);
+        while positions.len() < count {
+            let mut position = Position::new(rules);
+            for _ in 0..plies(rng, positions.len()) {
+                match position.random_legal_move(rng) {
+                    Some(p) => position.play_unchecked(p),
+                    None => break,
+                };
+            }
+            if !position.is_over() {
+                positions.push(position);
+            }
+        }
+        positions
+    }
+
     /// Plays uniformly random legal moves to the end; returns the outcome and
     /// the number of stones placed.
     pub fn random_playout<R: Rng + ?Sized>(&mut self, rng: &mut R) -> (Outcome, u32) {
@@ -862,6 +894,94 @@ impl Position {
             .rev()
             .map(|y| (0..size).map(|x| self.stone_at(Point::new(x, y)).map_or('.', Color::char)).collect())
             .collect()
+    }
+}
+
+/// Building a position from its parts, for [`crate::Setup`], which checks
+/// them first.
+impl Position {
+    /// The position with these stones, counts and seats, the colour of stone
+    /// `ply` to move, its hash computed and its outcome derived from the last
+    /// move as [`Position::play`] would have decided it.
+    ///
+    /// The caller has checked that every stone and recent move lies on the
+    /// board and that the recent moves hold the last move (and, under
+    /// Boat-Pente's rules, the one before it) whenever there was one.
+    pub(crate) fn from_parts(
+        rules: Rules,
+        stones: impl IntoIterator<Item = (Point, Color)>,
+        captured: [u16; 2],
+        ply: u32,
+        recent: &[Point],
+        (decided, swapped, passed): (bool, bool, bool),
+    ) -> Position {
+        let mut position = Position::new(rules);
+        for (p, color) in stones {
+            let c = cell(p);
+            position.board[c] = stone(color);
+            position.empty[c / 64] &= !(1 << (c % 64));
+            position.empty_count -= 1;
+        }
+        position.captured = captured;
+        position.ply = ply;
+        position.to_move = rules.colour_of_stone(ply);
+        for (slot, &p) in position.recent_moves.iter_mut().zip(recent) {
+            *slot = Some(p);
+        }
+        position.seats = Seats { decided, swapped, passed };
+        position.derive_outcome();
+        position.hash = position.compute_hash();
+        position
+    }
+
+    /// Sets the outcome to the one the last stone decided: the end checks of
+    /// [`Position::play_unchecked`] are run again on the board it left, with
+    /// its colour to move and the stone before it as the last move, which
+    /// is all they read. A colour choice since changes none of it.
+    fn derive_outcome(&mut self) {
+        self.outcome = None;
+        let Some(last) = self.recent_moves[0] else { return };
+        let Some(stones) = self.ply.checked_sub(1) else { return };
+        let mover = self.rules.colour_of_stone(stones);
+        let (to_move, recent) = (self.to_move, self.recent_moves);
+        self.to_move = mover;
+        self.recent_moves.copy_within(1.., 0);
+        self.recent_moves[RECENT_MOVES - 1] = None;
+        let (c, mine, theirs) = (cell(last), stone(mover), stone(mover.opponent()));
+        // A poofed stone left its point empty, and makes no five.
+        let stayed = self.board[c] == mine;
+        self.outcome = if self.rules.boat() {
+            self.boat_outcome(c, mine, theirs)
+        } else if self.rules.poofs() {
+            self.poof_outcome(stayed && self.makes_line(c, mine))
+        } else if stayed && self.makes_line(c, mine) {
+            Some(Outcome { winner: Some(mover), reason: EndReason::Five })
+        } else {
+            self.captures_or_full(mover)
+        };
+        self.to_move = to_move;
+        self.recent_moves = recent;
+    }
+
+    /// In a game that goes on, a stone of a winning line the rules would not
+    /// have let stand: a line that wins makes the game end at the move that
+    /// made it, except under Boat-Pente's rules a five of the last mover's
+    /// the opponent may still break (one through or beside his last stone).
+    pub(crate) fn stray_line(&self) -> Option<(Color, Point)> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        let last_mover = self.ply.checked_sub(1).map(|stones| self.rules.colour_of_stone(stones));
+        let pending = |color: Color| {
+            self.rules.boat()
+                && last_mover == Some(color)
+                && self.recent_moves[0].is_some_and(|last| self.five_survives(cell(last), stone(color)))
+        };
+        let size = self.rules.size();
+        (0..size).flat_map(|y| (0..size).map(move |x| Point::new(x, y))).find_map(|p| {
+            let color = self.stone_at(p)?;
+            (self.makes_line(cell(p), stone(color)) && !pending(color)).then_some((color, p))
+        })
     }
 }
 

@@ -74,7 +74,10 @@ fn of_two_fives_made_at_once_the_safe_one_wins() {
     // C1 makes A1-F1, which Black cannot capture into, and the diagonal
     // C1-G5, which he can (D4 takes E3 and F2 against G1): the safe five
     // wins at once.
-    let moves = "E5 D5 E4 G5 F4 F5 E3 G4 G3 F3 F2 C3 C4 E2 F1 H3 H5 H2 G5 A8 G2 C9 H4 D8 C8 B7 F6 D9 F9 E6 D7 G8 D6 G6 J8 E9 H9 G1 D1 J1 E1 F7 J3 E7 A2 F5 A1 J4 J2 A3 B3 B2 B1 G3 D2 B9 A4 G2 C1";
-    let rules = Rules::new(Variant::FreeBoatPente, 9).unwrap();
-    assert_eq!(replay(rules, moves).outcome(), white(EndReason::Five));
+    let mut position: Position = "free-boat-pente/9 1BBBBW1W1/B2B2B1W/1B2BB3/3WBWB2/3BWBWW1/W1W1WWBWB/BWB1WBBBW/\
+         WB1WBWBBW/WW1WWWB1B w ply=58 captures=2-4 recent=G2,A4,B9,D2"
+        .parse()
+        .unwrap();
+    assert_eq!(position.play("C1".parse().unwrap()), Ok(0));
+    assert_eq!(position.outcome(), white(EndReason::Five));
 }

@@ -87,13 +87,14 @@ fn a_poofed_stone_makes_no_five_and_the_same_five_wins_later() {
     assert_eq!(position.outcome(), Some(Outcome { winner: Some(Color::Black), reason: EndReason::Five }));
 }
 
-/// Black poofs itself four times (White 8), on rows 2 4 6 8 of columns A-D.
-const WHITE_EIGHT: &str = "K10 B2 A2 B4 D2 B6 A4 B8 D4 S19 A6 Q19 D6 O19 A8 M19 D8 C2 \
-                           Q1 C4 S1 C6 Q3 C8";
+/// White 8: Black has poofed himself four times on rows 2 4 6 8 of columns
+/// A-D (B and C between White's A and D are empty again), White to move.
+const WHITE_EIGHT: &str = "poof-pente 11B1B1B1B1/19/19/19/19/19/19/19/19/9W9/19/W2W15/19/W2W15/19/W2W15/15W3/\
+     W2W15/15W1W1 w ply=24 captures=8-0 recent=C8,Q3,C6,S1";
 
 #[test]
 fn the_opponent_wins_on_the_movers_own_poof() {
-    let mut position = replay(poof(), WHITE_EIGHT);
+    let mut position: Position = WHITE_EIGHT.parse().unwrap();
     assert_eq!((credited(&position), position.outcome()), ((8, 0), None));
     // A fifth poof: White reaches 10 on Black's move, and wins.
     play(&mut position, "A12 B12 D12 C12");
@@ -103,13 +104,12 @@ fn the_opponent_wins_on_the_movers_own_poof() {
 
 #[test]
 fn a_tie_at_ten_plays_on_and_the_next_lead_ends_it() {
-    // 8-8: Black poofs itself on columns A-D, White on columns Q-T.
-    let mut position = replay(
-        poof(),
-        "K10 B2 A2 B4 D2 B6 A4 B8 D4 Q2 A6 T2 D6 Q4 A8 T4 D8 \
-         C2 R2 C4 S2 C6 R4 C8 S4 \
-         Q6 R6 T6 S6 Q8 R8 T8 S8",
-    );
+    // 8-8: Black has poofed himself on columns A-D of rows 2 4 6 8, White
+    // on columns Q-T; Black to move.
+    let mut position: Position = "poof-pente 19/19/19/19/19/19/19/19/19/9W9/19/W2W11B2B/19/W2W11B2B/19/W2W11B2B/19/\
+         W2W11B2B/19 b ply=33 captures=8-8 recent=S8,T8,R8,Q8"
+        .parse()
+        .unwrap();
     assert_eq!((credited(&position), position.outcome()), ((8, 8), None));
     // E16 captures F16 G16 (Black 10) and is poofed with D16 (White 10).
     play(&mut position, "D16 C16 H16 F16 Q18 G16");

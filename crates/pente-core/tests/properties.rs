@@ -366,3 +366,16 @@ fn hash_tells_apart_capture_counts_and_side_to_move() {
     assert_ne!(a.hash(), replay(gomoku, "A1 B1 C1 D1").hash());
     assert_ne!(a.hash(), replay(gomoku, "A1 B1 C1 D1 E3").hash());
 }
+
+#[test]
+fn random_positions_are_unfinished_reproducible_and_as_long_as_asked() {
+    let rules = Rules::new(Variant::Keryo, 9).unwrap();
+    let make = |seed| Position::random_positions(rules, 40, &mut StdRng::seed_from_u64(seed), |_, i| i);
+    let positions = make(3);
+    assert_eq!(positions.len(), 40);
+    assert!(positions.iter().all(|p| !p.is_over()));
+    // Position i has i stones placed: every one of these games outlasts its plies.
+    assert!(positions.iter().take(8).enumerate().all(|(i, p)| p.ply() as usize == i));
+    assert_eq!(positions, make(3));
+    assert_ne!(positions, make(4));
+}

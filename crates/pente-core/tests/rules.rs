@@ -1,8 +1,11 @@
 //! One test per corner case of `shared/RULES.md`, for every variant and on
 //! small boards (13x13, 7x7) as well as 19x19.
 //!
-//! Positions are always reached by playing checked moves from the empty board,
-//! so every setup also exercises the opening rule and the capture logic.
+//! Positions are reached by playing checked moves from the empty board, so
+//! every setup also exercises the opening rule and the capture logic; the
+//! few whose long preparation is not the point (a board one stone short of
+//! full, eight captured stones and a four) start from a setup's text
+//! (`pente_core::Setup`) and play only the moves that matter.
 
 use pente_core::{
     Color, EndReason, Game, IllegalMove, Opening, OpeningViolation, Outcome, Point, Position, ReplayError, Rules,
@@ -854,26 +857,31 @@ fn keryo_needs_fifteen_captured_stones() {
     assert_eq!(position.outcome(), win(Color::White, EndReason::Captures));
 }
 
+/// White has captured 8 stones (pairs on rows 2, 4, 6 and 8, as
+/// `EIGHT_BY_WHITE`) and built E15..H15; Black's J14 J13 stand on White's
+/// J12. The board, side to move and counts of a setup's text, after the rules.
+const EIGHT_AND_A_FOUR: &str = "19/19/19/19/4WWWW11/8B10/8B10/8W10/19/9W9/19/W2W15/18B/W2W15/18B/W2W15/18B/W2W15/\
+     18B w ply=28 captures=8-0 recent=T7,H15,T5,G15";
+/// Keryo: White has captured 12 stones (triples on rows 2, 4, 6 and 8, as
+/// `FIFTEEN_BY_WHITE_IN_TRIPLES`) and built E15..H15; Black's J14 J13 J12
+/// stand on White's J11.
+const TWELVE_AND_A_FOUR: &str = "keryo 18W/19/18W/19/4WWWW10W/8B10/8B9W/8B10/8W10/9W9/19/W3W14/19/W3W14/18B/W3W14/\
+     18B/W3W14/18B w ply=36 captures=12-0 recent=T5,H15,T3,G15";
+
 #[test]
 fn five_and_capture_threshold_in_one_move_is_one_win_by_five() {
     for variant in [Variant::Pente, Variant::FreePente] {
         let rules = rules(variant, 19);
-        let mut position = replay(rules, EIGHT_BY_WHITE);
-        // Black J14 J13 under White J12; White builds E15..H15; J15 completes the
-        // five and takes J14 J13, the 9th and 10th stones.
-        play_str(&mut position, "J14 J12 J13 E15 T1 F15 T3 G15 T5 H15 T7");
+        let mut position: Position = format!("{rules} {EIGHT_AND_A_FOUR}").parse().unwrap();
+        assert_eq!(position.rules(), &rules);
+        // J15 completes the five and takes J14 J13, the 9th and 10th stones.
         assert_eq!((position.captured(Color::White), position.outcome()), (8, None));
         assert_eq!(position.play(pt("J15")), Ok(2));
         assert_eq!(position.captured(Color::White), 10);
         assert_eq!(position.outcome(), win(Color::White, EndReason::Five), "{rules}");
     }
     // The same in Keryo with a triple under J15 taking White from 12 to 15.
-    let rules = rules(Variant::Keryo, 19);
-    let moves = pts(FIFTEEN_BY_WHITE_IN_TRIPLES);
-    let mut position = Position::new(rules);
-    play_all(&mut position, &moves[..moves.len() - 6]);
-    assert_eq!(position.captured(Color::White), 12);
-    play_str(&mut position, "J14 J11 J13 E15 J12 F15 T1 G15 T3 H15 T5");
+    let mut position: Position = TWELVE_AND_A_FOUR.parse().unwrap();
     assert_eq!((position.captured(Color::White), position.outcome()), (12, None));
     assert_eq!(position.play(pt("J15")), Ok(3));
     assert_eq!(position.captured(Color::White), 15);
@@ -927,15 +935,21 @@ fn full_board_is_a_draw_only_at_the_last_stone() {
     }
 }
 
-/// Pente 7x7: 48 stones without a capture; White's F4 on the last empty point
-/// takes F3 F2, so the board is no longer full and the game goes on.
-const LAST_POINT_CAPTURES: &str = "D4 B7 A7 D3 G2 E4 G4 D7 F7 E7 D5 B4 A5 E6 A2 A4 E2 B2 F6 F5 A1 F3 E3 B6 D1 B3 B5 \
-     C7 G1 C4 C2 E5 G6 G5 E1 B1 C5 C1 G3 A3 D2 A6 F1 C3 D6 C6 G7 F2";
+/// 7x7: 48 stones placed without a capture, the last empty point F4, White
+/// to move; F4 takes F3 F2 where captures are made. A setup's text after the
+/// rules.
+const LAST_POINT_CAPTURES: &str = "WBBBBWW/BBBWBWW/WWWWBBB/BBBWB1W/BBBBWBW/WBWWWBW/WBBWWWW w ply=48 captures=0-0 \
+     recent=F2,G7,C6,D6";
+
+fn last_point(variant: Variant) -> Position {
+    let rules = rules(variant, 7);
+    format!("{rules} {LAST_POINT_CAPTURES}").parse().unwrap_or_else(|e| panic!("{rules}: {e}"))
+}
 
 #[test]
 fn the_full_board_is_checked_after_removing_captures() {
     for variant in [Variant::Pente, Variant::FreePente] {
-        let mut position = replay(rules(variant, 7), LAST_POINT_CAPTURES);
+        let mut position = last_point(variant);
         assert_eq!(position.empty_count(), 1);
         assert_eq!(position.captured(Color::White) + position.captured(Color::Black), 0);
         assert_eq!(position.play(pt("F4")), Ok(2));
@@ -945,7 +959,7 @@ fn the_full_board_is_checked_after_removing_captures() {
     }
     // Gomoku captures nothing: the same move fills the board, a draw.
     for variant in [Variant::Gomoku, Variant::GomokuExact] {
-        let mut position = replay(rules(variant, 7), LAST_POINT_CAPTURES);
+        let mut position = last_point(variant);
         assert_eq!(position.play(pt("F4")), Ok(0));
         assert_eq!(position.outcome(), Some(Outcome { winner: None, reason: EndReason::Full }));
     }

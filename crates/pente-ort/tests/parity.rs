@@ -56,22 +56,7 @@ fn perturbed(config: &NetConfig, seed: u64) -> PenteNet {
 
 /// `count` positions of `rules` after 0-40 random moves (none finished).
 fn random_positions(rules: Rules, count: usize, rng: &mut StdRng) -> Vec<Position> {
-    let mut positions = Vec::new();
-    while positions.len() < count {
-        let mut position = Position::new(rules);
-        for _ in 0..rng.random_range(0..40) {
-            match position.random_legal_move(rng) {
-                Some(p) if !position.is_over() => {
-                    position.play_unchecked(p);
-                }
-                _ => break,
-            }
-        }
-        if !position.is_over() {
-            positions.push(position);
-        }
-    }
-    positions
+    Position::random_positions(rules, count, rng, |rng, _| rng.random_range(0..40))
 }
 
 fn assert_same(config: &NetConfig, seed: u64) {

@@ -319,38 +319,25 @@ fn reports_no_win_when_there_is_none() {
     assert!(!solution.exhausted);
 }
 
+/// White has captured four pairs (rows 2, 5, 8, 11) and Black has the
+/// pairs M15 N15 and L14 L13: White L15 threatens O15 and L12, either of
+/// which reaches 10 captured stones.
+const EIGHT_CAPTURED: &str = "pente W1W3W11B/19/4W14/15W3/11BB6/10B8/10B4W3/17B1/W2W15/9W9/19/W2W13B1/15W3/19/\
+     W2W15/17B1/15W3/W2W15/17B1 w ply=34 captures=8-0 recent=L13,G19,L14,E17";
+
 #[test]
 fn threatens_two_captures_at_the_winning_count() {
-    // White captures four pairs (rows 2, 5, 8, 11), then Black has the
-    // pairs M15 N15 and L14 L13: White L15 threatens O15 and L12, either
-    // of which reaches 10 captured stones.
-    let mut moves = vec!["K10".to_string(), "T19".to_string()];
-    for (row, (white, black)) in
-        ["2", "5", "8", "11"].iter().zip([("Q3", "S1"), ("Q7", "S4"), ("Q13", "S8"), ("Q16", "S12")])
-    {
-        moves.extend([
-            format!("A{row}"),
-            format!("B{row}"),
-            white.into(),
-            format!("C{row}"),
-            format!("D{row}"),
-            black.into(),
-        ]);
-    }
-    for (white, black) in [("A19", "M15"), ("C19", "N15"), ("E17", "L14"), ("G19", "L13")] {
-        moves.extend([white.to_string(), black.to_string()]);
-    }
-    let game = Game::from_move_list(Rules::pente(), &moves.join(" ")).unwrap();
-    assert_eq!(game.position().captured(pente_core::Color::White), 8);
+    let position: Position = EIGHT_CAPTURED.parse().unwrap();
+    assert_eq!(position.captured(pente_core::Color::White), 8);
     let vcf = SolverParams { max_threes: 0, ..SolverParams::default() };
-    let solution = Solver::default().solve(game.position(), &vcf);
+    let solution = Solver::default().solve(&position, &vcf);
     assert_eq!(solution.moves_to_win(), Some(2), "{}", line(&solution));
     assert_eq!(solution.line.as_ref().unwrap()[0], "L15".parse().unwrap());
-    let mut after = game.position().clone();
+    let mut after = position.clone();
     for &p in solution.line.as_ref().unwrap() {
         after.play(p).unwrap();
     }
     assert_eq!(after.outcome().unwrap().reason, pente_core::EndReason::Captures);
-    let winning = Solver::default().winning_moves(game.position(), &vcf);
+    let winning = Solver::default().winning_moves(&position, &vcf);
     assert_eq!(winning.first(), Some(&("L15".parse().unwrap(), 2)));
 }
