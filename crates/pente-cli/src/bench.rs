@@ -112,9 +112,10 @@ impl BenchNetwork {
         Ok(backends)
     }
 
-    /// The network as an evaluator on `backend`, and the threads it runs on.
-    fn evaluator(&self, backend: &dyn Backend) -> anyhow::Result<(Box<dyn Evaluator>, usize)> {
-        let model = self.model_dir()?;
+    /// The network of `model` as an evaluator on `backend`, and the threads
+    /// it runs on. burn reads the weights file lazily: keep `model` until
+    /// the evaluator is done.
+    fn evaluator(&self, backend: &dyn Backend, model: &BenchModel) -> anyhow::Result<(Box<dyn Evaluator>, usize)> {
         let threads = self.threads.unwrap_or_else(rayon_threads);
         Ok((backend.load(&model.dir, threads)?, backend.threads(threads)))
     }
@@ -331,8 +332,9 @@ fn bench_nn(args: &NnBenchArgs) -> anyhow::Result<ExitCode> {
     let size = args.network.size;
     let rules = Rules::new(Variant::Pente, size)?;
     let positions = sample_positions(rules, args.batch.iter().copied().max().unwrap_or(1), 7);
+    let model = args.network.model_dir()?;
     for backend in args.network.backends()? {
-        let (network, threads) = args.network.evaluator(backend.as_ref())?;
+        let (network, threads) = args.network.evaluator(backend.as_ref(), &model)?;
         say!("network {} on {size}x{size} boards, backend {}, {threads} threads", network.name(), backend.name());
         bench_batches(network.as_ref(), &positions, args)?;
     }
@@ -471,7 +473,8 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
     // 2. With the network, without and with the solver: where the time goes.
     let backend =
         crate::player::choose_backend(args.network.backend.as_deref().unwrap_or(pente_search::backend::AUTO))?;
-    let (network, _) = args.network.evaluator(backend.as_ref())?;
+    let model = args.network.model_dir()?;
+    let (network, _) = args.network.evaluator(backend.as_ref(), &model)?;
     let mut plain_seconds = None;
     for (label, params) in [("no solver", &plain), ("with solver", &tactics)] {
         let timed = Timed {

@@ -2,6 +2,7 @@
 //! once sharing network calls; the score and the Elo difference with its
 //! 95 % interval.
 
+use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use pente_core::{Color, EndReason, Game, Rules, Seat};
@@ -13,7 +14,7 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use serde::{Deserialize, Serialize};
 
-use crate::error::TrainError;
+use crate::error::{TrainError, io};
 
 /// A player as named on the command line: `heuristic`, `uniform`, or a
 /// model directory, each with an optional `@visits` (default 64) or
@@ -132,19 +133,20 @@ impl PlayerSpec {
     /// Loads the player, a network on `backend` with every core.
     ///
     /// # Errors
-    /// [`TrainError::Model`] if a model does not load, [`TrainError::Config`]
-    /// for a pente-text level outside 1-9.
+    /// [`TrainError::Load`] if a model does not load, [`TrainError::External`]
+    /// for a pente-text level outside 1-9, [`TrainError::Config`] for a
+    /// strength level that does not exist.
     pub fn load(&self, backend: &dyn Backend) -> Result<Player, TrainError> {
         let (evaluator, name): (Box<dyn Evaluator>, String) = match &self.kind {
             PlayerKind::TextPente(level) => {
-                let config = TextPenteConfig::new(*level).map_err(|e| TrainError::Config(e.to_string()))?;
+                let config = TextPenteConfig::new(*level)?;
                 return Ok(Player { name: config.name(), engine: Engine::TextPente(config) });
             }
             PlayerKind::Heuristic => (Box::new(HeuristicEvaluator::default()), "heuristic".into()),
             PlayerKind::Uniform => (Box::new(UniformEvaluator::default()), "uniform".into()),
             PlayerKind::Model(dir) => {
                 let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-                let evaluator = backend.load(dir, threads).map_err(|e| TrainError::Model(e.to_string()))?;
+                let evaluator = backend.load(dir, threads)?;
                 let name = evaluator.name();
                 (evaluator, name)
             }
@@ -202,9 +204,7 @@ impl Player {
     fn side(&self, position: &pente_core::Position, color: Color, seed: u64) -> Result<Side, TrainError> {
         Ok(match &self.engine {
             Engine::Search { params, .. } => Side::Search(Search::new(position.clone(), params.clone(), seed)),
-            Engine::TextPente(config) => {
-                Side::TextPente(TextPente::start(config, color).map_err(|e| TrainError::External(e.to_string()))?)
-            }
+            Engine::TextPente(config) => Side::TextPente(TextPente::start(config, color)?),
         })
     }
 }
@@ -356,6 +356,35 @@ impl ArenaGame {
     fn player_to_move(&self) -> usize {
         usize::from(self.played.game.position().actor() != self.played.a_seat)
     }
+
+    /// Plays the mover's move (its search done, or the program's reply) and
+    /// tells the other side.
+    fn play_move(&mut self, players: [&Player; 2]) -> Result<(), TrainError> {
+        let mover = self.player_to_move();
+        let played = match &mut self.sides[mover] {
+            Side::Search(search) => {
+                let result = search.result();
+                let point = search.play_move(&result).expect("an unfinished game has a move");
+                JsonMove { point, value: result.value, visits: result.visits, policy: vec![] }
+            }
+            Side::TextPente(program) => JsonMove { point: program.next_move()?, value: 0.0, visits: 0, policy: vec![] },
+        };
+        let point = played.point;
+        self.played.game.play(point).map_err(|source| TrainError::RefusedMove {
+            player: players[mover].name.clone(),
+            point,
+            source,
+        })?;
+        self.played.moves.push(played);
+        for (k, side) in self.sides.iter_mut().enumerate() {
+            match side {
+                Side::Search(search) => search.advance(point),
+                Side::TextPente(program) if k != mover => program.play(point)?,
+                Side::TextPente(_) => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 impl PlayedGame {
@@ -426,10 +455,11 @@ pub struct Records<'a> {
 ///
 /// # Errors
 /// [`TrainError::Config`] if an external program cannot play these rules,
-/// [`TrainError::External`] if it fails or disagrees with our rules,
-/// [`TrainError::Io`] if the games cannot be written to (or, resuming, read
-/// from) `records`, [`TrainError::Resume`] if a game there is not one of
-/// this match.
+/// [`TrainError::External`] if it fails, [`TrainError::RefusedMove`] if it
+/// makes a move our rules refuse, [`TrainError::Io`] if the games cannot be
+/// written to (or, resuming, read from) `records`, [`TrainError::Resume`]
+/// (or [`TrainError::ResumeParse`], [`TrainError::ResumeMove`]) if a game
+/// there is not one of this match.
 pub fn play_match(
     a: &Player,
     b: &Player,
@@ -437,31 +467,72 @@ pub fn play_match(
     records: Option<Records<'_>>,
     on_game: &mut dyn FnMut(u32, u32),
 ) -> Result<MatchResult, TrainError> {
-    let external = [a, b].iter().any(|p| matches!(p.engine, Engine::TextPente(_)));
+    let players = [a, b];
+    let external = players.iter().any(|p| matches!(p.engine, Engine::TextPente(_)));
     if external && config.rules != TextPenteConfig::rules() {
         return Err(TrainError::Config(format!("pente -text plays only 19x19 Pente, not {}", config.rules)));
     }
-    let opening_plies = if external { 0 } else { config.opening_plies };
-    let pairs = config.games.div_ceil(2).max(1);
-    let mut openings = Vec::new();
-    for pair in 0..u64::from(pairs) {
-        let mut rng = SmallRng::seed_from_u64(game_seed(config.seed, pair));
-        let mut opening = Game::new(config.rules);
-        for _ in 0..opening_plies {
-            let Some(point) = opening.position().random_legal_move(&mut rng) else { break };
-            opening.play(point).expect("a random legal move is legal");
-        }
-        openings.push(opening);
-    }
-    let total = 2 * pairs;
-    // Each finished game with A's result (a win, a loss, `None` a draw).
-    let mut finished: Vec<(JsonGame, Option<bool>)> = match records {
+    let openings = match_openings(config, if external { 0 } else { config.opening_plies });
+    let total = 2 * config.pairs();
+    let kept = match records {
         Some(Records { path, resume: true }) if path.exists() => resumed_games(path, a, b, config, &openings)?,
         _ => Vec::new(),
     };
-    let mut out = records.map(|r| start_records(r.path, &finished)).transpose()?;
-    let done: std::collections::HashSet<u64> = finished.iter().map(|(g, _)| g.game_id).collect();
-    let mut waiting = std::collections::VecDeque::new();
+    let mut sheet = Scoresheet::start(records, kept)?;
+    let mut waiting = schedule(players, config, &openings, &sheet.game_ids())?;
+    on_game(sheet.count(), total);
+    let in_flight = if takes_turns(players) { 1 } else { waiting.len() };
+    let mut games: Vec<ArenaGame> = Vec::new();
+    loop {
+        while games.len() < in_flight
+            && let Some(game) = waiting.pop_front()
+        {
+            games.push(game);
+        }
+        if games.is_empty() {
+            break;
+        }
+        step(&mut games, players)?;
+        for game in take_ended(&mut games) {
+            sheet.add(game, players, config.seed)?;
+        }
+        on_game(sheet.count(), total);
+    }
+    Ok(tally(&a.name, &b.name, &sheet.close()?))
+}
+
+impl ArenaConfig {
+    /// Pairs of games: the games rounded up to pairs, at least one.
+    fn pairs(&self) -> u32 {
+        self.games.div_ceil(2).max(1)
+    }
+}
+
+/// The opening of each pair of games: `plies` random legal moves, seeded
+/// by the pair.
+fn match_openings(config: &ArenaConfig, plies: u32) -> Vec<Game> {
+    (0..u64::from(config.pairs()))
+        .map(|pair| {
+            let mut rng = SmallRng::seed_from_u64(game_seed(config.seed, pair));
+            let mut opening = Game::new(config.rules);
+            for _ in 0..plies {
+                let Some(point) = opening.position().random_legal_move(&mut rng) else { break };
+                opening.play(point).expect("a random legal move is legal");
+            }
+            opening
+        })
+        .collect()
+}
+
+/// The games still to play, in game order: each opening twice, A first and
+/// then second, leaving out the games `done`.
+fn schedule(
+    [a, b]: [&Player; 2],
+    config: &ArenaConfig,
+    openings: &[Game],
+    done: &HashSet<u64>,
+) -> Result<VecDeque<ArenaGame>, TrainError> {
+    let mut waiting = VecDeque::new();
     for (pair, opening) in openings.iter().enumerate() {
         for (k, a_seat) in [Seat::First, Seat::Second].into_iter().enumerate() {
             let id = 2 * pair as u64 + k as u64;
@@ -474,112 +545,120 @@ pub fn play_match(
             let a_color = if a_seat == Seat::First { Color::White } else { Color::Black };
             waiting.push_back(ArenaGame {
                 sides: [a.side(position, a_color, seed)?, b.side(position, a_color.opponent(), seed ^ 1)?],
-                played: PlayedGame {
-                    id,
-                    game: opening.clone(),
-                    a_seat,
-                    moves: opening
-                        .moves()
-                        .iter()
-                        .map(|&point| JsonMove { point, value: 0.0, visits: 0, policy: vec![] })
-                        .collect(),
-                },
+                played: PlayedGame { id, game: opening.clone(), a_seat, moves: opening_moves(opening) },
             });
         }
     }
-    on_game(finished.len() as u32, total);
-    let players = [a, b];
-    // With a time per move, the games take turns: a move's time is then its
-    // own, not shared with the searches of other games.
-    let timed =
-        players.iter().any(|p| matches!(&p.engine, Engine::Search { params, .. } if params.max_seconds.is_some()));
-    let in_flight = if timed { 1 } else { waiting.len() };
-    let mut games: Vec<ArenaGame> = Vec::new();
-    let external_error = |e: pente_external::ExternalError| TrainError::External(e.to_string());
-    loop {
-        while games.len() < in_flight
-            && let Some(game) = waiting.pop_front()
-        {
-            games.push(game);
-        }
-        if games.is_empty() {
-            break;
-        }
-        for (p, player) in players.iter().enumerate() {
-            let Engine::Search { evaluator, .. } = &player.engine else { continue };
-            let mut searches: Vec<&mut Search> = games
-                .iter_mut()
-                .filter(|g| g.player_to_move() == p)
-                .filter_map(|g| match &mut g.sides[p] {
-                    Side::Search(search) => Some(search),
-                    Side::TextPente(_) => None,
-                })
-                .collect();
-            search_many(&mut searches, evaluator.as_ref());
-        }
-        // Our moves are sent to the programs as they are made, so every
-        // program thinks while the other games are being played.
-        for game in &mut games {
-            let mover = game.player_to_move();
-            let played = match &mut game.sides[mover] {
-                Side::Search(search) => {
-                    let result = search.result();
-                    let point = search.play_move(&result).expect("an unfinished game has a move");
-                    JsonMove { point, value: result.value, visits: result.visits, policy: vec![] }
-                }
-                Side::TextPente(program) => JsonMove {
-                    point: program.next_move().map_err(external_error)?,
-                    value: 0.0,
-                    visits: 0,
-                    policy: vec![],
-                },
-            };
-            let point = played.point;
-            game.played.game.play(point).map_err(|e| TrainError::External(format!("move {point}: {e}")))?;
-            game.played.moves.push(played);
-            for (k, side) in game.sides.iter_mut().enumerate() {
-                match side {
-                    Side::Search(search) => search.advance(point),
-                    Side::TextPente(program) if k != mover => program.play(point).map_err(external_error)?,
-                    Side::TextPente(_) => {}
-                }
-            }
-        }
-        let (ended, playing): (Vec<_>, Vec<_>) = games.into_iter().partition(|g| g.played.game.position().is_over());
-        games = playing;
-        for game in ended {
-            let a_won = game.played.a_won();
-            let record = game.played.record(a, b, config.seed);
-            if let (Some(file), Some(records)) = (out.as_mut(), records) {
-                append_game(file, records.path, &record)?;
-            }
-            finished.push((record, a_won));
-        }
-        on_game(finished.len() as u32, total);
+    Ok(waiting)
+}
+
+/// The records of an opening's moves, searched by neither player.
+fn opening_moves(opening: &Game) -> Vec<JsonMove> {
+    opening.moves().iter().map(|&point| JsonMove { point, value: 0.0, visits: 0, policy: vec![] }).collect()
+}
+
+/// Whether the games take turns: with a time per move, a move's time is
+/// then its own, not shared with the searches of other games.
+fn takes_turns(players: [&Player; 2]) -> bool {
+    players.iter().any(|p| matches!(&p.engine, Engine::Search { params, .. } if params.max_seconds.is_some()))
+}
+
+/// One move in every game: the searches of each player run together (their
+/// network calls batched), then each game plays its mover's move.
+fn step(games: &mut [ArenaGame], players: [&Player; 2]) -> Result<(), TrainError> {
+    for (p, player) in players.iter().enumerate() {
+        let Engine::Search { evaluator, .. } = &player.engine else { continue };
+        let mut searches: Vec<&mut Search> = games
+            .iter_mut()
+            .filter(|g| g.player_to_move() == p)
+            .filter_map(|g| match &mut g.sides[p] {
+                Side::Search(search) => Some(search),
+                Side::TextPente(_) => None,
+            })
+            .collect();
+        search_many(&mut searches, evaluator.as_ref());
     }
-    finished.sort_by_key(|(g, _)| g.game_id);
+    // Our moves are sent to the programs as they are made, so every
+    // program thinks while the other games are being played.
+    for game in games {
+        game.play_move(players)?;
+    }
+    Ok(())
+}
+
+/// Removes the finished games from `games` and returns them.
+fn take_ended(games: &mut Vec<ArenaGame>) -> Vec<ArenaGame> {
+    let (ended, playing) = std::mem::take(games).into_iter().partition(|g| g.played.game.position().is_over());
+    *games = playing;
+    ended
+}
+
+/// The finished games of a match with A's result in each (a win, a loss,
+/// `None` a draw), and the records file each is appended to as it ends.
+struct Scoresheet<'a> {
+    finished: Vec<(JsonGame, Option<bool>)>,
+    out: Option<(std::fs::File, &'a Path)>,
+}
+
+impl<'a> Scoresheet<'a> {
+    /// The sheet holding the games `kept` from an earlier run; the records
+    /// file, if any, starts with them.
+    fn start(records: Option<Records<'a>>, kept: Vec<(JsonGame, Option<bool>)>) -> Result<Self, TrainError> {
+        let out = records.map(|r| start_records(r.path, &kept).map(|file| (file, r.path))).transpose()?;
+        Ok(Scoresheet { finished: kept, out })
+    }
+
+    fn count(&self) -> u32 {
+        self.finished.len() as u32
+    }
+
+    fn game_ids(&self) -> HashSet<u64> {
+        self.finished.iter().map(|(g, _)| g.game_id).collect()
+    }
+
+    /// Adds a finished game, appending its record to the file.
+    fn add(&mut self, game: ArenaGame, [a, b]: [&Player; 2], seed: u64) -> Result<(), TrainError> {
+        let a_won = game.played.a_won();
+        let record = game.played.record(a, b, seed);
+        if let Some((file, path)) = &mut self.out {
+            append_game(file, path, &record)?;
+        }
+        self.finished.push((record, a_won));
+        Ok(())
+    }
+
+    /// A's results in game order, the records file rewritten in that order.
+    fn close(mut self) -> Result<Vec<Option<bool>>, TrainError> {
+        self.finished.sort_by_key(|(g, _)| g.game_id);
+        if let Some((_, path)) = &self.out {
+            let games: Vec<&JsonGame> = self.finished.iter().map(|(g, _)| g).collect();
+            write_games(path, &games)?;
+        }
+        Ok(self.finished.iter().map(|&(_, a_won)| a_won).collect())
+    }
+}
+
+/// The result of a match of `a` against `b` from A's results in its games
+/// (a win, a loss, `None` a draw).
+pub(crate) fn tally(a: &str, b: &str, results: &[Option<bool>]) -> MatchResult {
     let (mut wins, mut losses, mut draws) = (0, 0, 0);
-    for (_, a_won) in &finished {
+    for a_won in results {
         match a_won {
             None => draws += 1,
             Some(true) => wins += 1,
             Some(false) => losses += 1,
         }
     }
-    if let Some(records) = records {
-        let games: Vec<&JsonGame> = finished.iter().map(|(g, _)| g).collect();
-        write_games(records.path, &games)?;
-    }
     let n = f64::from(wins + losses + draws);
-    Ok(MatchResult {
-        a: a.name.clone(),
-        b: b.name.clone(),
+    MatchResult {
+        a: a.to_string(),
+        b: b.to_string(),
         wins,
         losses,
         draws,
         score: (f64::from(wins) + 0.5 * f64::from(draws)) / n,
         elo: elo_from_results(wins, losses, draws),
-    })
+    }
 }
 
 /// The finished games of this match in `path`, a file of an earlier,
@@ -592,13 +671,13 @@ fn resumed_games(
     config: &ArenaConfig,
     openings: &[Game],
 ) -> Result<Vec<(JsonGame, Option<bool>)>, TrainError> {
-    let text = std::fs::read_to_string(path).map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(io(path))?;
     let complete = text.rfind('\n').map_or("", |end| &text[..=end]);
     let name = match_name(a, b);
     let mut games: Vec<(JsonGame, Option<bool>)> = Vec::new();
     for parsed in pente_records::jsonl_games(complete.as_bytes()) {
-        let (line, game) = parsed.map_err(|e| TrainError::Resume(format!("{}: {e}", path.display())))?;
-        let at = |why: String| TrainError::Resume(format!("{} line {line}: {why}", path.display()));
+        let (line, game) = parsed.map_err(|source| TrainError::ResumeParse { path: path.to_path_buf(), source })?;
+        let at = |message: String| TrainError::Resume { path: path.to_path_buf(), line, message };
         if game.model != name || game.seed != config.seed || game.rules != config.rules {
             return Err(at(format!(
                 "a game of `{}` (seed {}, {}), not of this match (`{name}`, seed {}, {}); \
@@ -619,7 +698,12 @@ fn resumed_games(
         }
         let mut replay = Game::new(config.rules);
         for &point in &moves {
-            replay.play(point).map_err(|e| at(format!("game {}: move {point}: {e}", game.game_id)))?;
+            replay.play(point).map_err(|source| TrainError::ResumeMove {
+                path: path.to_path_buf(),
+                line,
+                game: game.game_id,
+                source,
+            })?;
         }
         if !replay.position().is_over() {
             return Err(at(format!("game {} is not finished", game.game_id)));
@@ -636,26 +720,26 @@ fn resumed_games(
 fn start_records(path: &Path, kept: &[(JsonGame, Option<bool>)]) -> Result<std::fs::File, TrainError> {
     let games: Vec<&JsonGame> = kept.iter().map(|(g, _)| g).collect();
     write_games(path, &games)?;
-    std::fs::OpenOptions::new().append(true).open(path).map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))
+    std::fs::OpenOptions::new().append(true).open(path).map_err(io(path))
 }
 
 /// Appends one finished game to the records, a whole line in one write.
 fn append_game(file: &mut std::fs::File, path: &Path, game: &JsonGame) -> Result<(), TrainError> {
     use std::io::Write;
     let mut line = Vec::new();
-    pente_records::write_jsonl_game(&mut line, game).map_err(|e| TrainError::Io(e.to_string()))?;
-    file.write_all(&line).and_then(|()| file.flush()).map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))
+    pente_records::write_jsonl_game(&mut line, game).map_err(io(path))?;
+    file.write_all(&line).and_then(|()| file.flush()).map_err(io(path))
 }
 
 /// Writes arena games as a JSONL file, through a temporary file.
 fn write_games(path: &Path, games: &[&JsonGame]) -> Result<(), TrainError> {
     let mut text = Vec::new();
     for game in games {
-        pente_records::write_jsonl_game(&mut text, game).map_err(|e| TrainError::Io(e.to_string()))?;
+        pente_records::write_jsonl_game(&mut text, game).map_err(io(path))?;
     }
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(|e| TrainError::Io(format!("{}: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, path).map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))
+    std::fs::write(&tmp, text).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))
 }
 
 #[cfg(test)]
@@ -675,6 +759,28 @@ mod tests {
         assert!((elo_from_results(5, 5, 10).diff).abs() < 1e-9);
         // A clean sweep stays finite.
         assert!(elo_from_results(20, 0, 0).diff.is_finite());
+    }
+
+    /// A's results, in any order, become its wins, losses and draws, a
+    /// score counting draws half, and the Elo of that score.
+    #[test]
+    fn a_match_is_tallied_from_a_side() {
+        let result = tally("x@8", "y@8", &[Some(true), None, Some(false), Some(true), Some(true)]);
+        assert_eq!((result.a.as_str(), result.b.as_str()), ("x@8", "y@8"));
+        assert_eq!((result.wins, result.losses, result.draws), (3, 1, 1));
+        // (3 + 1/2) / 5 games.
+        assert!((result.score - 0.7).abs() < 1e-12, "{}", result.score);
+        // 400 log10(0.7 / 0.3); the interval's top is clamped at 4.5 / 5
+        // games, 400 log10(9).
+        assert!((result.elo.diff - 147.19).abs() < 0.01, "{:?}", result.elo);
+        assert!((result.elo.high - 381.70).abs() < 0.01, "{:?}", result.elo);
+        assert!((result.elo.low + 108.01).abs() < 0.01, "{:?}", result.elo);
+
+        let drawn = tally("x@8", "y@8", &[None; 4]);
+        assert_eq!((drawn.wins, drawn.losses, drawn.draws, drawn.score), (0, 0, 4, 0.5));
+        assert_eq!((drawn.elo.diff, drawn.elo.low, drawn.elo.high), (0.0, 0.0, 0.0), "no spread, no interval");
+        let swept = tally("x@8", "y@8", &[Some(false); 2]);
+        assert_eq!((swept.wins, swept.losses, swept.score), (0, 2, 0.0));
     }
 
     #[test]

@@ -50,7 +50,8 @@ pub struct ReplayWindow {
 /// (one level deep, sorted) for `samples.bin`.
 ///
 /// # Errors
-/// [`TrainError::Data`] for a path that does not exist.
+/// [`TrainError::NoSuchSamples`] for a path that does not exist,
+/// [`TrainError::SamplesDir`] for a directory that cannot be listed.
 pub fn sample_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, TrainError> {
     let mut files = Vec::new();
     for path in paths {
@@ -61,14 +62,14 @@ pub fn sample_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, TrainError> {
                 files.push(path.join("samples.bin"));
             }
             let mut dirs: Vec<PathBuf> = std::fs::read_dir(path)
-                .map_err(|e| TrainError::Data(format!("{}: {e}", path.display())))?
+                .map_err(|source| TrainError::SamplesDir { path: path.clone(), source })?
                 .filter_map(|entry| entry.ok().map(|e| e.path()))
                 .filter(|p| p.join("samples.bin").is_file())
                 .collect();
             dirs.sort();
             files.extend(dirs.into_iter().map(|d| d.join("samples.bin")));
         } else {
-            return Err(TrainError::Data(format!("{}: no such file or directory", path.display())));
+            return Err(TrainError::NoSuchSamples { path: path.clone() });
         }
     }
     Ok(files)
@@ -80,7 +81,8 @@ impl ReplayWindow {
     /// file cut short by a killed writer is read up to its last complete game.
     ///
     /// # Errors
-    /// [`TrainError::Data`] naming a file that cannot be read or holds no samples.
+    /// [`TrainError::Data`] or [`TrainError::SampleGame`] naming a file that
+    /// cannot be read, [`TrainError::NoSamples`] if the files hold no samples.
     pub fn load(files: &[PathBuf], window: impl Fn(u64) -> usize) -> Result<ReplayWindow, TrainError> {
         let mut games = Vec::new();
         for path in files {
@@ -106,12 +108,7 @@ impl ReplayWindow {
         let excess = index.len().saturating_sub(window);
         index.drain(..excess);
         if index.is_empty() {
-            let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-            return Err(TrainError::Data(if names.is_empty() {
-                "no samples.bin files found".into()
-            } else {
-                format!("no training samples in {}", names.join(", "))
-            }));
+            return Err(TrainError::NoSamples { files: files.to_vec() });
         }
         let mut by_size: Vec<(u8, Vec<u32>)> = Vec::new();
         for (i, &(g, _)) in index.iter().enumerate() {
@@ -186,14 +183,15 @@ impl ReplayWindow {
 
 /// Every complete game of a samples file, with its last position.
 fn read_samples(path: &Path) -> Result<Vec<(GameSamples, Position)>, TrainError> {
-    let file = File::open(path).map_err(|e| TrainError::Data(format!("{}: {e}", path.display())))?;
+    let data_error = |source| TrainError::Data { path: path.to_path_buf(), source };
+    let file = File::open(path).map_err(|e| data_error(pente_records::SamplesError::Io(e)))?;
     let mut games = Vec::new();
     for game in SamplesReader::new(BufReader::new(file)) {
         match game {
             Ok(game) => games.push(game),
             // A writer killed mid-game leaves a short last chunk: use what is complete.
             Err(pente_records::SamplesError::Truncated { .. }) => break,
-            Err(error) => return Err(TrainError::Data(format!("{}: {error}", path.display()))),
+            Err(error) => return Err(data_error(error)),
         }
     }
     // Replaying every game checks its legality once, so that sample replays cannot fail.
@@ -201,7 +199,7 @@ fn read_samples(path: &Path) -> Result<Vec<(GameSamples, Position)>, TrainError>
         .into_iter()
         .map(|game| {
             let last = Game::from_moves(game.rules, game.moves.iter().copied())
-                .map_err(|e| TrainError::Data(format!("{}: game {}: {e}", path.display(), game.game_id)))?;
+                .map_err(|source| TrainError::SampleGame { path: path.to_path_buf(), game: game.game_id, source })?;
             let last = last.position().clone();
             Ok((game, last))
         })

@@ -18,7 +18,7 @@ use pente_store::{Chunk, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::arena::{ArenaConfig, MatchResult, PlayerKind, PlayerSpec, Records, play_match};
-use crate::error::TrainError;
+use crate::error::{TrainError, io};
 use crate::trainer::{StepReport, TrainConfig, init_model, start_model, train};
 
 /// The loop's settings (`configs/loop*.toml`).
@@ -174,6 +174,33 @@ pub struct EloEntry {
     pub cpu_hours: f64,
 }
 
+impl LoopState {
+    /// Makes the network in `dir`, rated `entry`, the best, its row added
+    /// to the table.
+    fn make_best(&mut self, entry: EloEntry, dir: PathBuf) {
+        self.best = dir;
+        self.best_elo = entry.elo;
+        self.table.push(entry);
+    }
+}
+
+impl EloEntry {
+    /// The row of `model`, rated at `iteration` by `result` (its match,
+    /// from its side) against a player of Elo `reference`, and made in
+    /// `cpu_hours`.
+    fn rated(iteration: u32, model: String, reference: f64, result: &MatchResult, cpu_hours: f64) -> EloEntry {
+        EloEntry {
+            iteration,
+            model,
+            elo: reference + result.elo.diff,
+            elo_low: reference + result.elo.low,
+            elo_high: reference + result.elo.high,
+            games: result.wins + result.losses + result.draws,
+            cpu_hours,
+        }
+    }
+}
+
 /// What the loop reports as it goes.
 #[derive(Debug, Clone)]
 pub enum LoopEvent<'a> {
@@ -245,12 +272,14 @@ impl LoopConfig {
     /// Reads a loop config file.
     ///
     /// # Errors
-    /// [`TrainError::Config`] naming the file and the problem.
+    /// [`TrainError::ConfigRead`], [`TrainError::ConfigParse`] or
+    /// [`TrainError::ConfigCheck`], naming the file and the problem.
     pub fn load(path: &Path) -> Result<LoopConfig, TrainError> {
-        let text = std::fs::read_to_string(path).map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|source| TrainError::ConfigRead { path: path.into(), source })?;
         let config: LoopConfig =
-            toml::from_str(&text).map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))?;
-        config.check().map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))?;
+            toml::from_str(&text).map_err(|source| TrainError::ConfigParse { path: path.into(), source })?;
+        config.check().map_err(|message| TrainError::ConfigCheck { path: path.into(), message })?;
         Ok(config)
     }
 
@@ -332,10 +361,6 @@ impl LoopConfig {
     }
 }
 
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
-    move |e| TrainError::Io(format!("{}: {e}", path.display()))
-}
-
 /// The self-play crate's atomic write, with its error as a [`TrainError`].
 fn write_atomically(path: &Path, text: &str) -> Result<(), TrainError> {
     Ok(pente_selfplay::write_atomically(path, text)?)
@@ -381,15 +406,15 @@ fn save_state(dir: &Path, state: &LoopState) -> Result<(), TrainError> {
 /// saved before `model.onnx` existed has none, and a stale one in `to` goes.
 fn copy_model(from: &Path, to: &Path) -> Result<(), TrainError> {
     use pente_nn::store::{MODEL_FILES, ONNX_FILE};
-    std::fs::create_dir_all(to).map_err(io_error(to))?;
+    std::fs::create_dir_all(to).map_err(io(to))?;
     let files: Vec<&str> =
         MODEL_FILES.into_iter().filter(|&file| file != ONNX_FILE || from.join(file).is_file()).collect();
     let tmp = |file: &str| to.join(format!("{file}.tmp"));
     for file in &files {
-        std::fs::copy(from.join(file), tmp(file)).map_err(io_error(&from.join(file)))?;
+        std::fs::copy(from.join(file), tmp(file)).map_err(io(&from.join(file)))?;
     }
     for file in &files {
-        std::fs::rename(tmp(file), to.join(file)).map_err(io_error(&to.join(file)))?;
+        std::fs::rename(tmp(file), to.join(file)).map_err(io(&to.join(file)))?;
     }
     if !files.contains(&ONNX_FILE) {
         let _ = std::fs::remove_file(to.join(ONNX_FILE));
@@ -486,7 +511,7 @@ impl StoreLoop<'_> {
     fn games_trained_on(&self) -> Result<u64, TrainError> {
         let Some(bytes) = self.store.get_file("loop.json")? else { return Ok(0) };
         let state: LoopState = serde_json::from_slice(&bytes)
-            .map_err(|e| TrainError::Io(format!("{}: run/loop.json: {e}", self.store.spec())))?;
+            .map_err(|source| TrainError::StoreState { store: self.store.spec().to_string(), source })?;
         Ok(state.store_games)
     }
 
@@ -506,6 +531,51 @@ struct Run<'a> {
     config: &'a LoopConfig,
     dir: PathBuf,
     backend: &'a dyn Backend,
+    store: Option<&'a StoreLoop<'a>>,
+    /// The name of the run's first network.
+    initial_id: String,
+    /// The generation the run counts on from (see [`first_generation`]).
+    first: u32,
+}
+
+/// One iteration of the loop: its number (1-based), the name of the
+/// network it trains and its directory.
+struct Iteration {
+    number: u32,
+    id: String,
+    dir: PathBuf,
+}
+
+impl Run<'_> {
+    /// The name of the network of iteration `k` (0: the first network).
+    fn network_id(&self, k: u32) -> String {
+        if k == 0 { self.initial_id.clone() } else { format!("{}-{}", self.config.name, self.first + k) }
+    }
+
+    /// Where the promoted networks (and the first) live.
+    fn models(&self) -> PathBuf {
+        self.dir.join("models")
+    }
+
+    /// The run's first network.
+    fn initial(&self) -> PathBuf {
+        self.models().join(self.network_id(0))
+    }
+
+    /// Iteration `k`.
+    fn iteration(&self, k: u32) -> Iteration {
+        Iteration { number: k, id: self.network_id(k), dir: self.dir.join(format!("iter-{k:03}")) }
+    }
+
+    /// The network in `dir` as an arena player.
+    fn arena_spec(&self, dir: &Path) -> PlayerSpec {
+        PlayerSpec::model(dir, self.config.arena.visits)
+    }
+
+    /// The seed of iteration `k`'s self-play and training, by its generation.
+    fn generation_seed(&self, seed: u64, k: u32) -> u64 {
+        seed.wrapping_add(u64::from(self.first + k))
+    }
 }
 
 /// Runs the loop to `config.iterations`, resuming from `runs/<name>/`, its
@@ -521,235 +591,360 @@ pub fn run_loop(
     store: Option<&StoreLoop<'_>>,
     report: &mut dyn FnMut(LoopEvent<'_>),
 ) -> Result<LoopState, TrainError> {
-    let with_store;
+    let config = effective_config(config, store)?;
+    let dir = config.run_dir();
+    let mut state = open_run(&config, &dir, store)?;
+    let mut cpu = CpuMeter::start();
+    let (initial_id, first) = fix_first_generation(&config, &mut state);
+    let run = Run { config: &config, dir, backend, store, initial_id, first };
+    init_first_network(&run, &mut state, report)?;
+    rate_first_baselines(&run, &mut state, &mut cpu, report)?;
+    while state.iteration < config.iterations {
+        run_iteration(&run, &run.iteration(state.iteration + 1), &mut state, &mut cpu, report)?;
+    }
+    final_stage(&run, &mut state, &mut cpu, report)?;
+    if let Some(to) = &config.export {
+        export_stage(&run, &state, to, report)?;
+    }
+    if let Some(link) = store {
+        link.put_records(&run.dir)?;
+    }
+    Ok(state)
+}
+
+/// The config the loop runs: `config` checked, or on a store the store's
+/// version of it (see [`store_config`]).
+fn effective_config<'a>(
+    config: &'a LoopConfig,
+    store: Option<&StoreLoop<'_>>,
+) -> Result<std::borrow::Cow<'a, LoopConfig>, TrainError> {
     let config = match store {
-        Some(link) => {
-            with_store = store_config(config, link.store)?;
-            &with_store
-        }
+        Some(link) => std::borrow::Cow::Owned(store_config(config, link.store)?),
         None if config.net.is_none() && config.start.is_none() => {
             return Err(TrainError::Config(
                 "give [net] (a random first network) or start (a model directory), or run on a store (--store)".into(),
             ));
         }
-        None => config,
+        None => std::borrow::Cow::Borrowed(config),
     };
     config.check().map_err(TrainError::Config)?;
-    let dir = config.run_dir();
-    let run = Run { config, dir: dir.clone(), backend };
+    Ok(config)
+}
+
+/// Makes the run directory `dir` and writes the effective config there
+/// (`loop.toml`); returns the run's state (`loop.json`), or a new one.
+fn open_run(config: &LoopConfig, dir: &Path, store: Option<&StoreLoop<'_>>) -> Result<LoopState, TrainError> {
     let models = dir.join("models");
-    std::fs::create_dir_all(&models).map_err(io_error(&models))?;
-    let config_path = dir.join("loop.toml");
-    write_atomically(&config_path, &toml::to_string_pretty(config).expect("config serializes"))?;
-    let state_path = dir.join("loop.json");
-    let mut state: LoopState = match std::fs::read_to_string(&state_path) {
-        Ok(text) => {
-            serde_json::from_str(&text).map_err(|e| TrainError::Io(format!("{}: {e}", state_path.display())))?
-        }
-        Err(_) => LoopState {
+    std::fs::create_dir_all(&models).map_err(io(&models))?;
+    write_atomically(&dir.join("loop.toml"), &toml::to_string_pretty(config).expect("config serializes"))?;
+    let path = dir.join("loop.json");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|source| TrainError::Json { path, source }),
+        Err(_) => Ok(LoopState {
             // A new trainer on a store waits for games newer than those the
             // last one there trained on (its state is in the store's run/).
             store_games: store.map_or(Ok(0), |link| link.games_trained_on())?,
             ..LoopState::default()
-        },
-    };
-    let mut cpu = CpuMeter::start();
-    let arena_spec = |path: &Path| PlayerSpec::model(path, config.arena.visits);
+        }),
+    }
+}
+
+/// The name of the run's first network and the generation the run counts
+/// on from: those of its state once it has begun, fixed in it now if not.
+fn fix_first_generation(config: &LoopConfig, state: &mut LoopState) -> (String, u32) {
     let (initial_id, first) = match (state.table.first(), state.first_generation) {
         (Some(initial), Some(first)) => (initial.model.clone(), first),
         _ => first_generation(config),
     };
     state.first_generation = Some(first);
-    let network_id = |k: u32| if k == 0 { initial_id.clone() } else { format!("{}-{}", config.name, first + k) };
-    let initial = models.join(network_id(0));
+    (initial_id, first)
+}
 
-    if state.iteration == 0 && state.table.is_empty() {
-        report(LoopEvent::Stage { iteration: 0, stage: "init", detail: format!("network {}", initial.display()) });
-        if !initial.join(pente_nn::store::INFO_FILE).is_file() {
-            let id = network_id(0);
-            match (&config.start, &config.net) {
-                (Some(start), _) => start_model(start, &id, &initial)?,
-                (None, Some(net)) => init_model(&net.config(), &id, config.selfplay.seed, &initial)?,
-                (None, None) => unreachable!("checked when the loop started"),
-            }
-        }
-        // A start network brings its Elo and CPU-hours, so that the
-        // campaign's curve goes on where the last sitting left it.
-        let info = load_info(&initial)?;
-        state.best.clone_from(&initial);
-        state.best_elo = info.elo.unwrap_or(0.0);
-        state.cpu_hours = info.cpu_hours;
-        state.table.push(EloEntry {
-            iteration: 0,
-            model: network_id(0),
-            elo: state.best_elo,
-            elo_low: state.best_elo,
-            elo_high: state.best_elo,
-            games: 0,
-            cpu_hours: state.cpu_hours,
-        });
-        save_state(&dir, &state)?;
+/// Stage `init`, for a run not begun: makes the first network (random
+/// weights, or a copy of `start`) unless there, and rates it as the run's
+/// reference. A start network brings its Elo and CPU-hours, so that the
+/// campaign's curve goes on where the last sitting left it.
+fn init_first_network(
+    run: &Run<'_>,
+    state: &mut LoopState,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<(), TrainError> {
+    if state.iteration != 0 || !state.table.is_empty() {
+        return Ok(());
     }
-    // The baselines against the first network (on a resume, only those
-    // added to the config since).
+    let initial = run.initial();
+    report(LoopEvent::Stage { iteration: 0, stage: "init", detail: format!("network {}", initial.display()) });
+    if !initial.join(pente_nn::store::INFO_FILE).is_file() {
+        let id = run.network_id(0);
+        match (&run.config.start, &run.config.net) {
+            (Some(start), _) => start_model(start, &id, &initial)?,
+            (None, Some(net)) => init_model(&net.config(), &id, run.config.selfplay.seed, &initial)?,
+            (None, None) => unreachable!("checked when the loop started"),
+        }
+    }
+    let info = load_info(&initial)?;
+    state.best.clone_from(&initial);
+    state.best_elo = info.elo.unwrap_or(0.0);
+    state.cpu_hours = info.cpu_hours;
+    state.table.push(EloEntry {
+        iteration: 0,
+        model: run.network_id(0),
+        elo: state.best_elo,
+        elo_low: state.best_elo,
+        elo_high: state.best_elo,
+        games: 0,
+        cpu_hours: state.cpu_hours,
+    });
+    save_state(&run.dir, state)
+}
+
+/// The baselines against the first network (on a resume, only those added
+/// to the config since).
+fn rate_first_baselines(
+    run: &Run<'_>,
+    state: &mut LoopState,
+    cpu: &mut CpuMeter,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<(), TrainError> {
     let (elo, hours) = state.table.first().map_or((0.0, 0.0), |e| (e.elo, e.cpu_hours));
-    if rate_baselines(&run, 0, &initial, (elo, hours), &mut state, report)? {
+    if rate_baselines(run, 0, &run.initial(), (elo, hours), state, report)? {
         state.cpu_hours += cpu.take();
-        save_state(&dir, &state)?;
+        save_state(&run.dir, state)?;
     }
+    Ok(())
+}
 
-    while state.iteration < config.iterations {
-        let k = state.iteration + 1;
-        let iter_dir = dir.join(format!("iter-{k:03}"));
-        let id = network_id(k);
-        state.cpu_hours += cpu.take();
-
-        let source = match (&config.bootstrap, state.best == initial) {
-            (Some(teacher), true) => ModelSource::parse(teacher),
-            _ => ModelSource::Network(state.best.clone()),
-        };
-        let (games, steps) = config.iteration_size(!matches!(source, ModelSource::Network(_)));
-        let clock = Instant::now();
-        let samples = if let Some(link) = store {
-            let want = state.store_games + games;
-            report(LoopEvent::Stage { iteration: k, stage: "selfplay", detail: format!("{want} games in the store") });
-            let chunks = link.wait_for_games(config, want, &dir.join("trainer-selfplay"), backend, report)?;
-            let used = link.window(&chunks, &config.train)?;
-            let names: Vec<String> = chunks[chunks.len() - used.len()..].iter().map(Chunk::name).collect();
-            std::fs::create_dir_all(&iter_dir).map_err(io_error(&iter_dir))?;
-            write_atomically(&iter_dir.join("chunks.txt"), &(names.join("\n") + "\n"))?;
-            state.store_games = chunks.iter().map(|c| c.games).sum();
-            used
-        } else {
-            report(LoopEvent::Stage { iteration: k, stage: "selfplay", detail: format!("{games} games") });
-            let mut selfplay = config.selfplay.clone();
-            selfplay.games = games;
-            selfplay.model = match &source {
-                ModelSource::Network(dir) => dir.display().to_string(),
-                _ => config.bootstrap.clone().unwrap_or_default(),
-            };
-            selfplay.seed = config.selfplay.seed.wrapping_add(u64::from(first + k));
-            pente_selfplay::run(&selfplay, &iter_dir.join("selfplay"), &source, backend, &mut |p| {
-                report(LoopEvent::Game(p));
-            })?;
-            // Every iteration's self-play so far; the window keeps the most recent.
-            (1..=k).map(|i| dir.join(format!("iter-{i:03}")).join("selfplay")).collect()
-        };
-        let mut times = StageTimes { iteration: k, selfplay_s: clock.elapsed().as_secs_f64(), ..StageTimes::default() };
-        let clock = Instant::now();
-
-        report(LoopEvent::Stage { iteration: k, stage: "train", detail: format!("{steps} steps") });
-        let mut train_config = config.train.clone();
-        train_config.steps = steps;
-        train_config.samples = samples;
-        train_config.seed = config.train.seed.wrapping_add(u64::from(first + k));
-        let candidate = train(&train_config, &iter_dir.join("train"), &state.best, &id, u64::from(k), &mut |s| {
-            report(LoopEvent::Step(s));
-        })?;
-        rebuild_metrics(&dir)?;
-        times.train_s = clock.elapsed().as_secs_f64();
-        let clock = Instant::now();
-
-        report(LoopEvent::Stage { iteration: k, stage: "arena", detail: format!("{id} against the best") });
-        let arena = config.arena_config(config.selfplay.seed ^ (u64::from(first + k) << 32));
-        let result = cached_match(
-            &iter_dir.join("arena.json"),
-            &arena_spec(&candidate),
-            &arena_spec(&state.best),
-            &arena,
-            backend,
-            report,
-        )?;
-        let spent = cpu.take();
-        state.cpu_hours += spent;
-        times.cpu_s = spent * 3600.0;
-        if result.score >= config.arena.promote_score {
-            let promoted = models.join(&id);
-            copy_model(&candidate, &promoted)?;
-            let elo = state.best_elo + result.elo.diff;
-            let info = ModelInfo {
-                elo: Some(elo),
-                cpu_hours: state.cpu_hours,
-                iterations: first + k,
-                ..load_info(&promoted)?
-            };
-            pente_nn::store::save_info(&info, &promoted).map_err(|e| TrainError::Model(e.to_string()))?;
-            if let Some(link) = store {
-                link.store.publish_model(&id, &promoted, &pente_nn::store::MODEL_FILES)?;
-            }
-            state.table.push(EloEntry {
-                iteration: k,
-                model: id,
-                elo,
-                elo_low: state.best_elo + result.elo.low,
-                elo_high: state.best_elo + result.elo.high,
-                games: result.wins + result.losses + result.draws,
-                cpu_hours: state.cpu_hours,
-            });
-            state.best = promoted;
-            state.best_elo = elo;
-        }
-        times.arena_s = clock.elapsed().as_secs_f64();
-        append_timing(&dir.join("timings.csv"), &times)?;
-        report(LoopEvent::Timing(&times));
-        state.iteration = k;
-        save_state(&dir, &state)?;
-        if let Some(link) = store {
-            link.put_records(&dir)?;
-        }
+/// One iteration: self-play, training a candidate, its gate match against
+/// the best and, if it passes, its promotion; then the iteration's times and
+/// the state are saved.
+fn run_iteration(
+    run: &Run<'_>,
+    it: &Iteration,
+    state: &mut LoopState,
+    cpu: &mut CpuMeter,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<(), TrainError> {
+    state.cpu_hours += cpu.take();
+    let source = selfplay_source(run, state);
+    let (games, steps) = run.config.iteration_size(!matches!(source, ModelSource::Network(_)));
+    let clock = Instant::now();
+    let samples = match run.store {
+        Some(link) => selfplay_from_store(run, link, it, games, state, report)?,
+        None => selfplay_locally(run, it, games, &source, report)?,
+    };
+    let mut times =
+        StageTimes { iteration: it.number, selfplay_s: clock.elapsed().as_secs_f64(), ..StageTimes::default() };
+    let clock = Instant::now();
+    let candidate = train_candidate(run, it, steps, samples, &state.best, report)?;
+    times.train_s = clock.elapsed().as_secs_f64();
+    let clock = Instant::now();
+    let result = gate(run, it, &candidate, &state.best, report)?;
+    let spent = cpu.take();
+    state.cpu_hours += spent;
+    times.cpu_s = spent * 3600.0;
+    if let Some(entry) = gate_verdict(state, &result, run.config.arena.promote_score, it) {
+        promote(run, &candidate, entry, state)?;
     }
+    times.arena_s = clock.elapsed().as_secs_f64();
+    finish_iteration(run, it, &times, state, report)
+}
 
-    // The final network against the first, and the baselines again.
-    let last = state.iteration;
-    if state.best != initial {
-        let best = state.best.clone();
-        let best_hours = load_info(&best)?.cpu_hours;
-        if !state.table.iter().any(|e| e.iteration == last && e.model.ends_with("(final)")) {
-            report(LoopEvent::Stage {
-                iteration: last,
-                stage: "final",
-                detail: "the best network against the first".into(),
-            });
-            let arena = config.arena_config(config.selfplay.seed ^ 0xF1F1);
-            let result = cached_match(
-                &final_path(&dir, last),
-                &arena_spec(&best),
-                &arena_spec(&initial),
-                &arena,
-                backend,
-                report,
-            )?;
-            let name = best.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-            let first_elo = state.table.first().map_or(0.0, |e| e.elo);
-            state.table.push(EloEntry {
-                iteration: last,
-                model: format!("{name} (final)"),
-                elo: first_elo + result.elo.diff,
-                elo_low: first_elo + result.elo.low,
-                elo_high: first_elo + result.elo.high,
-                games: result.wins + result.losses + result.draws,
-                cpu_hours: best_hours,
-            });
-            state.cpu_hours += cpu.take();
-            save_state(&dir, &state)?;
-        }
-        if rate_baselines(&run, last, &best, (state.best_elo, best_hours), &mut state, report)? {
-            state.cpu_hours += cpu.take();
-            save_state(&dir, &state)?;
-        }
+/// Who plays an iteration's self-play: the bootstrap teacher until a first
+/// network is promoted, else the best network.
+fn selfplay_source(run: &Run<'_>, state: &LoopState) -> ModelSource {
+    match (&run.config.bootstrap, state.best == run.initial()) {
+        (Some(teacher), true) => ModelSource::parse(teacher),
+        _ => ModelSource::Network(state.best.clone()),
     }
-    if let Some(to) = &config.export {
+}
+
+/// Stage `selfplay` on a store: waits for `games` more games there than the
+/// last iteration trained on; returns the directories of the chunks that
+/// hold the window's samples (their names kept in the iteration's
+/// `chunks.txt`).
+fn selfplay_from_store(
+    run: &Run<'_>,
+    link: &StoreLoop<'_>,
+    it: &Iteration,
+    games: u64,
+    state: &mut LoopState,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<Vec<PathBuf>, TrainError> {
+    let want = state.store_games + games;
+    report(LoopEvent::Stage { iteration: it.number, stage: "selfplay", detail: format!("{want} games in the store") });
+    let chunks = link.wait_for_games(run.config, want, &run.dir.join("trainer-selfplay"), run.backend, report)?;
+    let used = link.window(&chunks, &run.config.train)?;
+    let names: Vec<String> = chunks[chunks.len() - used.len()..].iter().map(Chunk::name).collect();
+    std::fs::create_dir_all(&it.dir).map_err(io(&it.dir))?;
+    write_atomically(&it.dir.join("chunks.txt"), &(names.join("\n") + "\n"))?;
+    state.store_games = chunks.iter().map(|c| c.games).sum();
+    Ok(used)
+}
+
+/// Stage `selfplay` here: `games` games by `source` into the iteration's
+/// `selfplay/`; returns every iteration's self-play so far (the window
+/// keeps the most recent).
+fn selfplay_locally(
+    run: &Run<'_>,
+    it: &Iteration,
+    games: u64,
+    source: &ModelSource,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<Vec<PathBuf>, TrainError> {
+    report(LoopEvent::Stage { iteration: it.number, stage: "selfplay", detail: format!("{games} games") });
+    let mut selfplay = run.config.selfplay.clone();
+    selfplay.games = games;
+    selfplay.model = match source {
+        ModelSource::Network(dir) => dir.display().to_string(),
+        _ => run.config.bootstrap.clone().unwrap_or_default(),
+    };
+    selfplay.seed = run.generation_seed(run.config.selfplay.seed, it.number);
+    pente_selfplay::run(&selfplay, &it.dir.join("selfplay"), source, run.backend, &mut |p| {
+        report(LoopEvent::Game(p));
+    })?;
+    Ok((1..=it.number).map(|i| run.dir.join(format!("iter-{i:03}")).join("selfplay")).collect())
+}
+
+/// Stage `train`: a candidate trained `steps` steps from `best` on
+/// `samples`, in the iteration's `train/`; the run's `metrics.csv` is
+/// rebuilt after. Returns the candidate's directory.
+fn train_candidate(
+    run: &Run<'_>,
+    it: &Iteration,
+    steps: u64,
+    samples: Vec<PathBuf>,
+    best: &Path,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<PathBuf, TrainError> {
+    report(LoopEvent::Stage { iteration: it.number, stage: "train", detail: format!("{steps} steps") });
+    let mut train_config = run.config.train.clone();
+    train_config.steps = steps;
+    train_config.samples = samples;
+    train_config.seed = run.generation_seed(run.config.train.seed, it.number);
+    let candidate = train(&train_config, &it.dir.join("train"), best, &it.id, u64::from(it.number), &mut |s| {
+        report(LoopEvent::Step(s));
+    })?;
+    rebuild_metrics(&run.dir)?;
+    Ok(candidate)
+}
+
+/// Stage `arena`: the candidate against the best, the result cached in the
+/// iteration's `arena.json`.
+fn gate(
+    run: &Run<'_>,
+    it: &Iteration,
+    candidate: &Path,
+    best: &Path,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<MatchResult, TrainError> {
+    report(LoopEvent::Stage { iteration: it.number, stage: "arena", detail: format!("{} against the best", it.id) });
+    let arena = run.config.arena_config(run.config.selfplay.seed ^ (u64::from(run.first + it.number) << 32));
+    let (candidate, best) = (run.arena_spec(candidate), run.arena_spec(best));
+    cached_match(&it.dir.join("arena.json"), &candidate, &best, &arena, run.backend, report)
+}
+
+/// The gate's verdict on the candidate of `it`: with at least `promote_score`
+/// against the best, its row of the Elo table (rated over the best, made in
+/// the CPU-hours spent so far); else `None`, and it is dropped.
+fn gate_verdict(state: &LoopState, result: &MatchResult, promote_score: f64, it: &Iteration) -> Option<EloEntry> {
+    (result.score >= promote_score)
+        .then(|| EloEntry::rated(it.number, it.id.clone(), state.best_elo, result, state.cpu_hours))
+}
+
+/// Promotes the candidate in `candidate`, rated `entry`: copied under
+/// `models/` with its rating and lineage, published on the store, and made
+/// the best.
+fn promote(run: &Run<'_>, candidate: &Path, entry: EloEntry, state: &mut LoopState) -> Result<(), TrainError> {
+    let promoted = run.models().join(&entry.model);
+    copy_model(candidate, &promoted)?;
+    let info = ModelInfo {
+        elo: Some(entry.elo),
+        cpu_hours: entry.cpu_hours,
+        iterations: run.first + entry.iteration,
+        ..load_info(&promoted)?
+    };
+    pente_nn::store::save_info(&info, &promoted)?;
+    if let Some(link) = run.store {
+        link.store.publish_model(&entry.model, &promoted, &pente_nn::store::MODEL_FILES)?;
+    }
+    state.make_best(entry, promoted);
+    Ok(())
+}
+
+/// Ends an iteration: its stage times appended to `timings.csv` and
+/// reported, the state saved as of it (and copied to the store).
+fn finish_iteration(
+    run: &Run<'_>,
+    it: &Iteration,
+    times: &StageTimes,
+    state: &mut LoopState,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<(), TrainError> {
+    append_timing(&run.dir.join("timings.csv"), times)?;
+    report(LoopEvent::Timing(times));
+    state.iteration = it.number;
+    save_state(&run.dir, state)?;
+    if let Some(link) = run.store {
+        link.put_records(&run.dir)?;
+    }
+    Ok(())
+}
+
+/// Stages `final` and `baseline` of a run that promoted a network: the best
+/// against the first, then the baselines against the best, each once.
+fn final_stage(
+    run: &Run<'_>,
+    state: &mut LoopState,
+    cpu: &mut CpuMeter,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<(), TrainError> {
+    if state.best == run.initial() {
+        return Ok(());
+    }
+    let (last, best) = (state.iteration, state.best.clone());
+    let best_hours = load_info(&best)?.cpu_hours;
+    if !state.table.iter().any(|e| e.iteration == last && e.model.ends_with("(final)")) {
         report(LoopEvent::Stage {
             iteration: last,
-            stage: "export",
-            detail: format!("{} to {}", state.best.display(), to.display()),
+            stage: "final",
+            detail: "the best network against the first".into(),
         });
-        export_best(&dir, &state, first + last, to)?;
+        let arena = run.config.arena_config(run.config.selfplay.seed ^ 0xF1F1);
+        let (best_spec, first_spec) = (run.arena_spec(&best), run.arena_spec(&run.initial()));
+        let result = cached_match(&final_path(&run.dir, last), &best_spec, &first_spec, &arena, run.backend, report)?;
+        state.table.push(final_entry(state, &best, &result, best_hours));
+        state.cpu_hours += cpu.take();
+        save_state(&run.dir, state)?;
     }
-    if let Some(link) = store {
-        link.put_records(&dir)?;
+    if rate_baselines(run, last, &best, (state.best_elo, best_hours), state, report)? {
+        state.cpu_hours += cpu.take();
+        save_state(&run.dir, state)?;
     }
-    Ok(state)
+    Ok(())
+}
+
+/// The Elo table's row of the best network `best` (`<name> (final)`), made
+/// in `best_hours`, from its final match against the first network: rated
+/// over the first network's Elo.
+fn final_entry(state: &LoopState, best: &Path, result: &MatchResult, best_hours: f64) -> EloEntry {
+    let name = best.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let first_elo = state.table.first().map_or(0.0, |e| e.elo);
+    EloEntry::rated(state.iteration, format!("{name} (final)"), first_elo, result, best_hours)
+}
+
+/// Stage `export`: the best network and the run's records into `to`.
+fn export_stage(
+    run: &Run<'_>,
+    state: &LoopState,
+    to: &Path,
+    report: &mut dyn FnMut(LoopEvent<'_>),
+) -> Result<(), TrainError> {
+    report(LoopEvent::Stage {
+        iteration: state.iteration,
+        stage: "export",
+        detail: format!("{} to {}", state.best.display(), to.display()),
+    });
+    export_best(&run.dir, state, run.first + state.iteration, to)
 }
 
 /// `config` for a run on `store`: it starts from the store's current model
@@ -784,7 +979,7 @@ fn export_best(dir: &Path, state: &LoopState, generation: u32, to: &Path) -> Res
     }
     let info =
         ModelInfo { cpu_hours: state.cpu_hours, elo: Some(state.best_elo), iterations: generation, ..load_info(to)? };
-    pente_nn::store::save_info(&info, to).map_err(|e| TrainError::Model(e.to_string()))?;
+    pente_nn::store::save_info(&info, to)?;
     for file in ["loop.toml", crate::trainer::METRICS_FILE] {
         if let Ok(text) = std::fs::read_to_string(dir.join(file)) {
             write_atomically(&to.join(file), &text)?;
@@ -810,17 +1005,17 @@ fn export_best(dir: &Path, state: &LoopState, generation: u32, to: &Path) -> Res
     }
     let matches = to.join("arena");
     let _ = std::fs::remove_dir_all(&matches);
-    std::fs::create_dir_all(&matches).map_err(io_error(&matches))?;
-    for entry in std::fs::read_dir(dir).map_err(io_error(dir))?.flatten() {
+    std::fs::create_dir_all(&matches).map_err(io(&matches))?;
+    for entry in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
         if name.ends_with(".json") && name != "loop.json" {
-            std::fs::copy(entry.path(), matches.join(&name)).map_err(io_error(&entry.path()))?;
+            std::fs::copy(entry.path(), matches.join(&name)).map_err(io(&entry.path()))?;
         }
     }
     for k in 1..=state.iteration {
         let gate = dir.join(format!("iter-{k:03}")).join("arena.json");
         if gate.is_file() {
-            std::fs::copy(&gate, matches.join(format!("gate-{k:03}.json"))).map_err(io_error(&gate))?;
+            std::fs::copy(&gate, matches.join(format!("gate-{k:03}.json"))).map_err(io(&gate))?;
         }
     }
     Ok(())
@@ -864,7 +1059,7 @@ fn first_generation(config: &LoopConfig) -> (String, u32) {
 
 /// The stored info of the model in `dir`.
 fn load_info(dir: &Path) -> Result<ModelInfo, TrainError> {
-    pente_nn::store::load_info(dir).map_err(|e| TrainError::Model(e.to_string()))
+    Ok(pente_nn::store::load_info(dir)?)
 }
 
 /// The match of the final network against the first.
@@ -919,15 +1114,7 @@ fn rate_baselines(
         let arena = config.arena_config(config.selfplay.seed ^ 0xBA5E ^ u64::from(iteration));
         let result =
             cached_match(&baseline_path(dir, baseline, iteration), &spec, &network, &arena, run.backend, report)?;
-        state.table.push(EloEntry {
-            iteration,
-            model: name,
-            elo: model_elo + result.elo.diff,
-            elo_low: model_elo + result.elo.low,
-            elo_high: model_elo + result.elo.high,
-            games: result.wins + result.losses + result.draws,
-            cpu_hours: model_hours,
-        });
+        state.table.push(EloEntry::rated(iteration, name, model_elo, &result, model_hours));
         rated = true;
     }
     Ok(rated)
@@ -936,16 +1123,16 @@ fn rate_baselines(
 /// Appends `times` to `timings.csv` (header first if new). A row is a few
 /// bytes written in one call; a kill before it only loses that row.
 fn append_timing(path: &Path, times: &StageTimes) -> Result<(), TrainError> {
-    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io_error(path))?;
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io(path))?;
     let mut row = String::new();
-    if file.metadata().map_err(io_error(path))?.len() == 0 {
+    if file.metadata().map_err(io(path))?.len() == 0 {
         row.push_str("iteration,selfplay_s,train_s,arena_s,cpu_s\n");
     }
     row.push_str(&format!(
         "{},{:.2},{:.2},{:.2},{:.1}\n",
         times.iteration, times.selfplay_s, times.train_s, times.arena_s, times.cpu_s
     ));
-    file.write_all(row.as_bytes()).map_err(io_error(path))
+    file.write_all(row.as_bytes()).map_err(io(path))
 }
 
 /// Rebuilds the run's `metrics.csv` from every iteration's own file, so a
@@ -954,14 +1141,14 @@ fn rebuild_metrics(dir: &Path) -> Result<(), TrainError> {
     let mut rows = String::from(crate::trainer::METRICS_HEADER);
     rows.push('\n');
     let mut iterations: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(io_error(dir))?
+        .map_err(io(dir))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.join("train").join(crate::trainer::METRICS_FILE).is_file())
         .collect();
     iterations.sort();
     for iteration in iterations {
         let path = iteration.join("train").join(crate::trainer::METRICS_FILE);
-        let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
+        let text = std::fs::read_to_string(&path).map_err(io(&path))?;
         for line in text.lines().skip(1) {
             rows.push_str(line);
             rows.push('\n');
@@ -969,7 +1156,161 @@ fn rebuild_metrics(dir: &Path) -> Result<(), TrainError> {
     }
     let path = dir.join(crate::trainer::METRICS_FILE);
     let tmp = path.with_extension("tmp");
-    let mut file = std::fs::File::create(&tmp).map_err(io_error(&tmp))?;
-    file.write_all(rows.as_bytes()).map_err(io_error(&tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io_error(&path))
+    let mut file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+    file.write_all(rows.as_bytes()).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, &path).map_err(io(&path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::{Elo, tally};
+
+    /// A made-up gate result, from the candidate's side (its Elo values
+    /// halves, so that the sums the tests expect are exact).
+    fn result(wins: u32, losses: u32, draws: u32, score: f64, (diff, low, high): (f64, f64, f64)) -> MatchResult {
+        MatchResult { a: "ci-3@8".into(), b: "ci-2@8".into(), wins, losses, draws, score, elo: Elo { diff, low, high } }
+    }
+
+    fn entry(iteration: u32, model: &str, elo: f64) -> EloEntry {
+        EloEntry { iteration, model: model.into(), elo, elo_low: elo, elo_high: elo, games: 0, cpu_hours: 0.0 }
+    }
+
+    /// A run after two iterations: its first network `ci-0` at -20 Elo (a
+    /// start network's), the best `ci-2` at +100, 2.5 CPU-hours spent.
+    fn state() -> LoopState {
+        LoopState {
+            iteration: 2,
+            best: PathBuf::from("runs/ci/models/ci-2"),
+            best_elo: 100.0,
+            cpu_hours: 2.5,
+            first_generation: Some(0),
+            table: vec![entry(0, "ci-0", -20.0), entry(2, "ci-2", 100.0)],
+            store_games: 0,
+        }
+    }
+
+    fn iteration(k: u32) -> Iteration {
+        Iteration { number: k, id: format!("ci-{k}"), dir: PathBuf::from(format!("runs/ci/iter-{k:03}")) }
+    }
+
+    /// The gate's verdict at the default promotion score (55 %).
+    fn verdict(state: &LoopState, result: &MatchResult, k: u32) -> Option<EloEntry> {
+        gate_verdict(state, result, default_promote_score(), &iteration(k))
+    }
+
+    #[test]
+    fn a_winning_candidate_is_promoted_rated_over_the_best() {
+        let mut state = state();
+        let won = result(3, 1, 0, 0.75, (190.5, -20.0, 401.5));
+        let entry = verdict(&state, &won, 3).expect("75 % passes the gate");
+        let expected = EloEntry {
+            iteration: 3,
+            model: "ci-3".into(),
+            elo: 290.5,
+            elo_low: 80.0,
+            elo_high: 501.5,
+            games: 4,
+            cpu_hours: 2.5,
+        };
+        assert_eq!(entry, expected);
+
+        state.make_best(entry, PathBuf::from("runs/ci/models/ci-3"));
+        assert_eq!(state.best, PathBuf::from("runs/ci/models/ci-3"));
+        assert_eq!(state.best_elo, 290.5);
+        assert_eq!(state.table.len(), 3);
+        assert_eq!(state.table[2], expected);
+        assert_eq!((state.iteration, state.cpu_hours), (2, 2.5), "left to the end of the iteration");
+    }
+
+    #[test]
+    fn a_losing_candidate_is_dropped() {
+        let lost = result(1, 3, 0, 0.25, (-190.5, -401.5, 20.0));
+        assert_eq!(verdict(&state(), &lost, 3), None);
+        let level = result(2, 2, 0, 0.5, (0.0, -338.0, 338.0));
+        assert_eq!(verdict(&state(), &level, 3), None, "an even match is not enough");
+    }
+
+    /// Draws count half towards the score, and every game, drawn or not,
+    /// counts towards the games the rating is from.
+    #[test]
+    fn a_draw_heavy_gate() {
+        // (1 + 8 / 2) / 10 = 50 %.
+        let even = tally("ci-3@8", "ci-2@8", &[[Some(true), Some(false)].as_slice(), &[None; 8]].concat());
+        assert_eq!(verdict(&state(), &even, 3), None);
+        // (2 + 8 / 2) / 10 = 60 %.
+        let ahead = result(2, 0, 8, 0.6, (70.5, 10.0, 130.0));
+        let entry = verdict(&state(), &ahead, 3).expect("60 % passes the gate");
+        assert_eq!((entry.games, entry.elo, entry.elo_low, entry.elo_high), (10, 170.5, 110.0, 230.0));
+    }
+
+    /// A score exactly at `promote_score` promotes; just under it does not.
+    #[test]
+    fn the_gate_threshold_itself_promotes() {
+        // 11 wins of 20 is 55 %, the default promotion score.
+        let results: Vec<Option<bool>> = [Some(true); 11].into_iter().chain([Some(false); 9]).collect();
+        let at = tally("ci-3@8", "ci-2@8", &results);
+        assert_eq!(at.score, 0.55);
+        let entry = verdict(&state(), &at, 3).expect("55 % is enough");
+        assert_eq!((entry.model.as_str(), entry.games), ("ci-3", 20));
+        // 10 wins, 9 losses and a draw: 52.5 %.
+        let results: Vec<Option<bool>> = [Some(true); 10].into_iter().chain([Some(false); 9]).chain([None]).collect();
+        assert_eq!(verdict(&state(), &tally("ci-3@8", "ci-2@8", &results), 3), None);
+        // The threshold is the config's: the same 52.5 % passes a gate at 50 %.
+        let lenient = gate_verdict(&state(), &tally("ci-3@8", "ci-2@8", &results), 0.5, &iteration(3));
+        assert!(lenient.is_some());
+    }
+
+    /// Each promotion rates the new best over the one it beat, so the
+    /// table's Elo adds up along the line of best networks; a failed gate
+    /// changes nothing.
+    #[test]
+    fn promotions_chain_the_elo_of_the_best() {
+        let mut state = LoopState {
+            best: PathBuf::from("runs/ci/models/ci-0"),
+            table: vec![entry(0, "ci-0", 0.0)],
+            ..LoopState::default()
+        };
+        let gates = [
+            result(7, 3, 0, 0.7, (100.0, 20.0, 180.0)),
+            result(6, 4, 0, 0.6, (50.0, -30.0, 130.0)),
+            result(4, 6, 0, 0.4, (-70.0, -150.0, 10.0)),
+        ];
+        for (k, gate) in (1..).zip(&gates) {
+            if let Some(entry) = verdict(&state, gate, k) {
+                state.make_best(entry, PathBuf::from(format!("runs/ci/models/ci-{k}")));
+            }
+        }
+        assert_eq!(state.best, PathBuf::from("runs/ci/models/ci-2"));
+        assert_eq!(state.best_elo, 150.0);
+        let rows: Vec<(&str, f64, f64, f64)> =
+            state.table.iter().map(|e| (e.model.as_str(), e.elo, e.elo_low, e.elo_high)).collect();
+        assert_eq!(rows, [("ci-0", 0.0, 0.0, 0.0), ("ci-1", 100.0, 20.0, 180.0), ("ci-2", 150.0, 70.0, 230.0)]);
+    }
+
+    /// The final match rates the best over the first network (not over
+    /// itself), with the CPU-hours that made it; a baseline is rated over
+    /// the network it played, from its own side.
+    #[test]
+    fn final_and_baseline_rows() {
+        let state = state();
+        let best = Path::new("runs/ci/models/ci-2");
+        let final_match = result(9, 1, 0, 0.9, (381.5, 250.0, 381.5));
+        let row = final_entry(&state, best, &final_match, 2.25);
+        let expected = EloEntry {
+            iteration: 2,
+            model: "ci-2 (final)".into(),
+            elo: 361.5,
+            elo_low: 230.0,
+            elo_high: 361.5,
+            games: 10,
+            cpu_hours: 2.25,
+        };
+        assert_eq!(row, expected);
+
+        // uniform@8 lost 1-3 to the best (+100): its side of the match.
+        let baseline = result(3, 1, 0, 0.75, (190.5, -20.0, 401.5)).flipped();
+        let row = EloEntry::rated(2, "uniform@8".into(), state.best_elo, &baseline, 2.25);
+        assert_eq!((row.elo, row.elo_low, row.elo_high, row.games), (-90.5, -301.5, 120.0, 4));
+    }
 }

@@ -14,7 +14,7 @@ use pente_nn::{ModelInfo, NetConfig, PenteNet, store};
 use serde::{Deserialize, Serialize};
 
 use crate::data::{ReplayWindow, batch_rng, sample_files};
-use crate::error::TrainError;
+use crate::error::{TrainError, io};
 
 /// Training settings (the `[train]` table of the loop config, or `train.toml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -215,21 +215,21 @@ pub fn train(
     on_step: &mut dyn FnMut(&StepReport),
 ) -> Result<PathBuf, TrainError> {
     config.check().map_err(TrainError::Config)?;
-    std::fs::create_dir_all(out).map_err(|e| TrainError::Io(format!("{}: {e}", out.display())))?;
+    std::fs::create_dir_all(out).map_err(io(out))?;
     let checkpoint = out.join(CHECKPOINT_DIR);
     // A kill between the two renames of a checkpoint swap leaves only the old one.
     let old = checkpoint.with_extension("old");
     if !checkpoint.exists() && old.join(STATE_FILE).is_file() {
-        std::fs::rename(&old, &checkpoint).map_err(|e| TrainError::Io(format!("{}: {e}", old.display())))?;
+        std::fs::rename(&old, &checkpoint).map_err(io(&old))?;
     }
     let device = training_device();
     let resuming = checkpoint.join(STATE_FILE).is_file();
     let from = if resuming { checkpoint.as_path() } else { start };
-    let (mut model, mut info) = store::load(from, &device).map_err(|e| TrainError::Model(e.to_string()))?;
+    let (mut model, mut info) = store::load(from, &device)?;
     let mut state = if resuming {
         let path = checkpoint.join(STATE_FILE);
-        let text = std::fs::read_to_string(&path).map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))?;
-        serde_json::from_str(&text).map_err(|e| TrainError::Io(format!("{}: {e}", path.display())))?
+        let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+        serde_json::from_str(&text).map_err(|source| TrainError::Json { path, source })?
     } else {
         info.parent = Some(info.id.clone());
         info.elo = None; // the parent's rating; the loop rates the child
@@ -241,7 +241,7 @@ pub fn train(
     if resuming && optimizer_path.is_file() {
         optimizer = optimizer
             .load(&optimizer_path)
-            .map_err(|e| TrainError::Model(format!("{}: {e}", optimizer_path.display())))?;
+            .map_err(|source| TrainError::Optimizer { path: optimizer_path.clone(), source })?;
     }
     if state.step >= config.steps {
         return Ok(checkpoint);
@@ -285,7 +285,7 @@ pub fn train(
             report.samples_per_second
         )
         .and_then(|()| metrics.flush())
-        .map_err(|e| TrainError::Io(format!("{}: {e}", metrics_path.display())))?;
+        .map_err(io(&metrics_path))?;
         on_step(&report);
         if state.step % config.checkpoint_every == 0 || state.step == config.steps {
             info.samples_trained += trained_here;
@@ -382,7 +382,7 @@ fn train_step(
 /// [`TrainError`] for unreadable samples or a model that does not load.
 pub fn profile_steps(config: &TrainConfig, start: &Path, steps: u64) -> Result<StepTimes, TrainError> {
     let device = training_device();
-    let (mut model, _) = store::load(start, &device).map_err(|e| TrainError::Model(e.to_string()))?;
+    let (mut model, _) = store::load(start, &device)?;
     let window = ReplayWindow::load(&sample_files(&config.samples)?, |total| config.window_for(total))?;
     let mut optimizer = new_optimizer(config);
     let mut warm_up = StepTimes::default();
@@ -397,7 +397,6 @@ pub fn profile_steps(config: &TrainConfig, start: &Path, steps: u64) -> Result<S
 /// Opens the metrics file for appending, first dropping rows of this
 /// iteration past `step` (steps after the last checkpoint, done again now).
 fn open_metrics(path: &Path, iteration: u64, step: u64) -> Result<std::fs::File, TrainError> {
-    let io = |e: std::io::Error| TrainError::Io(format!("{}: {e}", path.display()));
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let mut kept = String::from(METRICS_HEADER);
     kept.push('\n');
@@ -411,9 +410,10 @@ fn open_metrics(path: &Path, iteration: u64, step: u64) -> Result<std::fs::File,
         }
     }
     let tmp = path.with_extension("csv.tmp");
-    std::fs::write(&tmp, kept).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)?;
-    std::fs::OpenOptions::new().append(true).open(path).map_err(io)
+    // The temporary file's errors name the metrics file, whose update failed.
+    std::fs::write(&tmp, kept).map_err(io(path))?;
+    std::fs::rename(&tmp, path).map_err(io(path))?;
+    std::fs::OpenOptions::new().append(true).open(path).map_err(io(path))
 }
 
 /// Writes the model, optimizer and progress into a fresh directory and
@@ -425,17 +425,12 @@ fn save_checkpoint(
     state: TrainerState,
     checkpoint: &Path,
 ) -> Result<(), TrainError> {
-    let io = |path: &Path| {
-        let path = path.display().to_string();
-        move |e: std::io::Error| TrainError::Io(format!("{path}: {e}"))
-    };
     let fresh = checkpoint.with_extension("new");
     let old = checkpoint.with_extension("old");
     let _ = std::fs::remove_dir_all(&fresh);
-    store::save(&model.valid(), info, &fresh).map_err(|e| TrainError::Model(e.to_string()))?;
-    optimizer
-        .save(fresh.join(OPTIMIZER_FILE))
-        .map_err(|e| TrainError::Model(format!("{}: {e}", fresh.join(OPTIMIZER_FILE).display())))?;
+    store::save(&model.valid(), info, &fresh)?;
+    let optimizer_path = fresh.join(OPTIMIZER_FILE);
+    optimizer.save(&optimizer_path).map_err(|source| TrainError::Optimizer { path: optimizer_path.clone(), source })?;
     std::fs::write(fresh.join(STATE_FILE), serde_json::to_string(&state).expect("state serializes"))
         .map_err(io(&fresh.join(STATE_FILE)))?;
     let _ = std::fs::remove_dir_all(&old);
@@ -450,12 +445,12 @@ fn save_checkpoint(
 /// Creates a fresh network of `net`'s shape in `dir` (the start of a loop).
 ///
 /// # Errors
-/// [`TrainError::Model`] if it cannot be written.
+/// [`TrainError::ModelDir`] if it cannot be written.
 pub fn init_model(net: &NetConfig, id: &str, seed: u64, dir: &Path) -> Result<(), TrainError> {
     let device = pente_nn::cpu();
     device.seed(seed);
     let model = net.init(&device);
-    store::save(&model, &ModelInfo::new(id, net.clone()), dir).map_err(|e| TrainError::Model(e.to_string()))
+    Ok(store::save(&model, &ModelInfo::new(id, net.clone()), dir)?)
 }
 
 /// Saves the network of model directory `from` as `id` in `dir`, with
@@ -463,13 +458,13 @@ pub fn init_model(net: &NetConfig, id: &str, seed: u64, dir: &Path) -> Result<()
 /// of a run that goes on from a committed one).
 ///
 /// # Errors
-/// [`TrainError::Model`] if `from` does not load or `dir` cannot be written.
+/// [`TrainError::ModelDir`] (naming the file) if `from` does not load or
+/// `dir` cannot be written.
 pub fn start_model(from: &Path, id: &str, dir: &Path) -> Result<(), TrainError> {
-    let model_error = |e: pente_nn::ModelDirError| TrainError::Model(format!("{}: {e}", from.display()));
-    let (model, info) = store::load(from, &pente_nn::cpu()).map_err(model_error)?;
+    let (model, info) = store::load(from, &pente_nn::cpu())?;
     let parent = if info.id == id { info.parent.clone() } else { Some(info.id.clone()) };
     let copy = ModelInfo { id: id.to_string(), parent, ..info };
-    store::save(&model, &copy, dir).map_err(|e| TrainError::Model(e.to_string()))
+    Ok(store::save(&model, &copy, dir)?)
 }
 
 #[cfg(test)]
