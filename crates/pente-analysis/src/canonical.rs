@@ -9,7 +9,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use pente_core::{Color, Point, Position, Rules, Symmetry, format_move_list};
+use pente_core::{Color, IllegalMove, Point, Position, Rules, Symmetry, format_move_list};
 
 /// The order canonical forms are chosen by: lower rows first, then columns
 /// from the right. It makes `K10 L9` (not `K10 J11`) the name of the
@@ -82,10 +82,10 @@ impl Stones {
     ///
     /// # Errors
     /// The 1-based number and the reason of the first illegal move.
-    pub fn after(rules: Rules, moves: &[Point]) -> Result<Stones, (usize, String)> {
+    pub fn after(rules: Rules, moves: &[Point]) -> Result<Stones, (usize, IllegalMove)> {
         let mut position = Position::new(rules);
         for (i, &p) in moves.iter().enumerate() {
-            position.play(p).map_err(|e| (i + 1, e.to_string()))?;
+            position.play(p).map_err(|e| (i + 1, e))?;
         }
         let mut white = Vec::new();
         let mut black = Vec::new();

@@ -2,6 +2,7 @@
 //! one at a time, as the few facts statistics need.
 
 use std::collections::VecDeque;
+use std::error::Error as StdError;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
@@ -9,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use pente_core::{EndReason, Point, Position, Rules};
 use pente_records::{
-    CsvGame, CsvGames, Format, GameEnd, GameRecord, GameResult, JsonGame, JsonlGames, ParseError, ParseErrorKind,
-    Termination, csv_games, jsonl_games, pgn_games,
+    Cause, CsvGame, CsvGames, Format, GameEnd, GameRecord, GameResult, JsonGame, JsonlGames, ParseError,
+    ParseErrorKind, Termination, csv_games, jsonl_games, pgn_games,
 };
 use serde::Serialize;
 use thiserror::Error;
@@ -67,11 +68,16 @@ pub struct InputError {
     pub path: PathBuf,
     /// The 1-based line of the record, if the problem is one record.
     pub line: Option<usize>,
-    /// What is wrong.
+    /// What is wrong, with the text of `source` if there is one.
     pub message: String,
     /// Whether reading the file goes on after this error (a bad record) or
     /// stops (an unreadable file, a bad header).
     pub fatal: bool,
+    /// The error behind `message`, if another library reported it: the
+    /// I/O or CSV reader's, a record's [`ParseErrorKind`], the
+    /// [`pente_core::IllegalMove`] of a replay.
+    #[source]
+    pub source: Option<Cause>,
 }
 
 impl fmt::Display for InputError {
@@ -84,19 +90,32 @@ impl fmt::Display for InputError {
 }
 
 impl InputError {
-    fn file(path: &Path, message: String) -> InputError {
-        InputError { path: path.to_path_buf(), line: None, message, fatal: true }
+    /// The whole file is unusable: `message` says why.
+    pub(crate) fn file(path: &Path, message: String) -> InputError {
+        InputError { path: path.to_path_buf(), line: None, message, fatal: true, source: None }
     }
 
-    fn record(path: &Path, line: usize, message: String) -> InputError {
-        InputError { path: path.to_path_buf(), line: Some(line), message, fatal: false }
+    /// The whole file is unusable: `what` failed with `source`.
+    pub(crate) fn file_failed(path: &Path, what: &str, source: impl StdError + Send + Sync + 'static) -> InputError {
+        InputError::file(path, format!("{what}: {source}")).caused_by(Cause::new(source))
+    }
+
+    /// The record at `line` is bad: `message` says why.
+    pub(crate) fn record(path: &Path, line: usize, message: String) -> InputError {
+        InputError { path: path.to_path_buf(), line: Some(line), message, fatal: false, source: None }
+    }
+
+    /// This error with `source` behind it; its message shows the source already.
+    pub(crate) fn caused_by(self, source: Cause) -> InputError {
+        InputError { source: Some(source), ..self }
     }
 
     /// A reader's error, `offset` lines into the file. The readers stop
     /// after an I/O error or a bad `games.csv` header.
     fn parse(path: &Path, error: &ParseError, offset: usize) -> InputError {
         let fatal = matches!(error.kind, ParseErrorKind::Read { .. } | ParseErrorKind::CsvHeader { .. });
-        InputError { path: path.to_path_buf(), line: Some(error.line + offset), message: error.kind.to_string(), fatal }
+        let record = InputError::record(path, error.line + offset, error.kind.to_string());
+        InputError { fatal, ..record.caused_by(Cause::new(error.kind.clone())) }
     }
 }
 
@@ -139,12 +158,12 @@ impl fmt::Debug for Games {
 /// # Errors
 /// A file that cannot be opened, or is none of the three formats.
 pub fn read_games(path: &Path) -> Result<Games, InputError> {
-    let file = File::open(path).map_err(|e| InputError::file(path, format!("cannot open: {e}")))?;
+    let file = File::open(path).map_err(|e| InputError::file_failed(path, "cannot open", e))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let format = match Format::from_extension(path) {
         Some(format) => format,
         None => {
-            let start = reader.fill_buf().map_err(|e| InputError::file(path, format!("cannot read: {e}")))?;
+            let start = reader.fill_buf().map_err(|e| InputError::file_failed(path, "cannot read", e))?;
             Format::detect(&String::from_utf8_lossy(start))
         }
     };
@@ -169,11 +188,11 @@ impl Iterator for Games {
         let path = self.path.as_path();
         let item = match &mut self.inner {
             Inner::Csv(rows) => rows.next().map(|row| match row {
-                Ok((line, game)) => from_csv(&game, line).map_err(|message| InputError::record(path, line, message)),
+                Ok((line, game)) => from_csv(&game, line).map_err(|bad| bad.at(path, line)),
                 Err(error) => Err(InputError::parse(path, &error, 0)),
             }),
             Inner::Jsonl(lines) => lines.next().map(|game| match game {
-                Ok((line, game)) => from_json(&game, line).map_err(|message| InputError::record(path, line, message)),
+                Ok((line, game)) => from_json(&game, line).map_err(|bad| bad.at(path, line)),
                 Err(error) => Err(InputError::parse(path, &error, 0)),
             }),
             Inner::Pgn(chunks) => chunks.next(path),
@@ -197,13 +216,41 @@ fn ending_of(reason: GameEnd) -> Ending {
     }
 }
 
-fn from_csv(game: &CsvGame, line: usize) -> Result<GameSummary, String> {
-    let rules = game.rules().map_err(|e| e.to_string())?;
-    let moves = game.points().map_err(|e| e.to_string())?;
+/// Why a record that parsed is no game to count: what is wrong, and the
+/// error behind it, if there is one.
+struct BadRecord {
+    message: String,
+    source: Option<Cause>,
+}
+
+impl BadRecord {
+    fn caused_by(source: impl StdError + Send + Sync + 'static, message: String) -> BadRecord {
+        BadRecord { message, source: Some(Cause::new(source)) }
+    }
+
+    /// The error of the record at `line` of `path`.
+    fn at(self, path: &Path, line: usize) -> InputError {
+        InputError { source: self.source, ..InputError::record(path, line, self.message) }
+    }
+}
+
+impl From<String> for BadRecord {
+    fn from(message: String) -> BadRecord {
+        BadRecord { message, source: None }
+    }
+}
+
+fn from_csv(game: &CsvGame, line: usize) -> Result<GameSummary, BadRecord> {
+    let bad = |kind: ParseErrorKind| {
+        let message = kind.to_string();
+        BadRecord::caused_by(kind, message)
+    };
+    let rules = game.rules().map_err(bad)?;
+    let moves = game.points().map_err(bad)?;
     summary(rules, moves, Some(game.result), ending_of(game.reason), line)
 }
 
-fn from_json(game: &JsonGame, line: usize) -> Result<GameSummary, String> {
+fn from_json(game: &JsonGame, line: usize) -> Result<GameSummary, BadRecord> {
     let moves = game.moves.iter().map(|m| m.point).collect();
     summary(game.rules, moves, Some(game.result), ending_of(game.reason), line)
 }
@@ -214,25 +261,27 @@ fn summary(
     result: Option<GameResult>,
     ending: Ending,
     line: usize,
-) -> Result<GameSummary, String> {
+) -> Result<GameSummary, BadRecord> {
     if let Some((i, p)) = moves.iter().enumerate().find(|&(_, &p)| !p.is_choice() && !rules.contains(p)) {
         let size = rules.size();
-        return Err(format!("move {}: {p} is off the {size}x{size} board", i + 1));
+        return Err(format!("move {}: {p} is off the {size}x{size} board", i + 1).into());
     }
     Ok(GameSummary { rules, moves, result, ending, line })
 }
 
 /// A PGN game: replayed to learn how it ended. A game whose moves break the
 /// rules, or whose stated result contradicts them, is an error.
-fn from_pgn(record: GameRecord, line: usize) -> Result<GameSummary, String> {
+fn from_pgn(record: GameRecord, line: usize) -> Result<GameSummary, BadRecord> {
     let mut position = Position::new(record.rules);
     for (i, &p) in record.moves.iter().enumerate() {
-        position.play(p).map_err(|e| format!("move {} is illegal: {e} (see `pente validate`)", i + 1))?;
+        position
+            .play(p)
+            .map_err(|e| BadRecord::caused_by(e, format!("move {} is illegal: {e} (see `pente validate`)", i + 1)))?;
     }
     let outcome = position.outcome();
     let (result, ending) = match (record.termination, outcome) {
         (Some(_), Some(outcome)) => {
-            return Err(format!("a resignation after the game ended ({outcome})"));
+            return Err(format!("a resignation after the game ended ({outcome})").into());
         }
         (Some(termination), None) => {
             let ending = match termination {
@@ -252,7 +301,7 @@ fn from_pgn(record: GameRecord, line: usize) -> Result<GameSummary, String> {
             (None, Some(termination)) => termination.to_string(),
             (None, None) => "the game did not end".to_string(),
         };
-        return Err(format!("the result {stated} contradicts the moves: {what} (see `pente validate`)"));
+        return Err(format!("the result {stated} contradicts the moves: {what} (see `pente validate`)").into());
     }
     summary(record.rules, record.moves, result, ending, line)
 }
@@ -314,18 +363,15 @@ impl PgnChunks {
                 }
                 Err(e) => {
                     self.done = true;
-                    let message = if e.kind() == io::ErrorKind::InvalidData {
-                        "not UTF-8 text".to_string()
+                    let line = self.lines + 1;
+                    // The reader's message would say no more than this.
+                    let error = if e.kind() == io::ErrorKind::InvalidData {
+                        InputError::record(path, line, "not UTF-8 text".into())
                     } else {
-                        format!("cannot read: {e}")
+                        InputError::record(path, line, format!("cannot read: {e}")).caused_by(Cause::new(e))
                     };
                     self.parse(&chunk, first_line, path);
-                    self.queue.push_back(Err(InputError {
-                        path: path.to_path_buf(),
-                        line: Some(self.lines + 1),
-                        message,
-                        fatal: true,
-                    }));
+                    self.queue.push_back(Err(InputError { fatal: true, ..error }));
                     return;
                 }
             }
@@ -339,7 +385,7 @@ impl PgnChunks {
             self.queue.push_back(match game {
                 Ok(record) => {
                     let line = record.line + offset;
-                    from_pgn(record, line).map_err(|message| InputError::record(path, line, message))
+                    from_pgn(record, line).map_err(|bad| bad.at(path, line))
                 }
                 Err(error) => Err(InputError::parse(path, &error, offset)),
             });

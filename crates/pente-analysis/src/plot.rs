@@ -8,12 +8,13 @@
 mod canvas;
 
 use std::collections::HashMap;
-use std::fmt::Display;
+use std::error::Error as StdError;
 use std::fs::File;
 use std::io::BufWriter;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use pente_core::{Color, Point, Rules, Symmetry, column_letter, format_move_list};
+use pente_records::Cause;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::Color as _;
@@ -27,12 +28,26 @@ use crate::training::{EloRow, IterationLoss};
 
 /// A picture that could not be drawn or written.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{0}")]
-pub struct PlotError(String);
+pub enum PlotError {
+    /// Nothing to draw, too much to draw, or no font to draw text with.
+    #[error("{0}")]
+    Cannot(String),
+    /// plotters failed to draw.
+    #[error("drawing failed: {0}")]
+    Drawing(#[source] Cause),
+    /// The PNG file could not be created or written.
+    #[error("{}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The I/O or PNG encoder's error.
+        source: Cause,
+    },
+}
 
 impl PlotError {
-    fn drawing(error: impl Display) -> PlotError {
-        PlotError(format!("drawing failed: {error}"))
+    fn drawing(error: impl StdError + Send + Sync + 'static) -> PlotError {
+        PlotError::Drawing(Cause::new(error))
     }
 }
 
@@ -45,14 +60,14 @@ type Area<'a> = DrawingArea<Canvas<'a>, Shift>;
 
 /// Encodes an RGB buffer as a PNG file.
 fn write_png(path: &Path, (width, height): (u32, u32), rgb: &[u8]) -> Result<(), PlotError> {
-    let error = |e: &dyn Display| PlotError(format!("{}: {e}", path.display()));
-    let file = File::create(path).map_err(|e| error(&e))?;
+    let error = |source| PlotError::Write { path: path.to_path_buf(), source };
+    let file = File::create(path).map_err(|e| error(Cause::new(e)))?;
     let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(|e| error(&e))?;
-    writer.write_image_data(rgb).map_err(|e| error(&e))?;
-    writer.finish().map_err(|e| error(&e))
+    let mut writer = encoder.write_header().map_err(|e| error(Cause::new(e)))?;
+    writer.write_image_data(rgb).map_err(|e| error(Cause::new(e)))?;
+    writer.finish().map_err(|e| error(Cause::new(e)))
 }
 
 /// Draws into a fresh `width` x `height` white image and writes it to `path`.
@@ -62,7 +77,7 @@ fn draw_png(
     draw: impl FnOnce(&Area<'_>) -> Result<(), PlotError>,
 ) -> Result<(), PlotError> {
     if !canvas::font_loads() {
-        return Err(PlotError("the embedded font does not load".into()));
+        return Err(PlotError::Cannot("the embedded font does not load".into()));
     }
     let mut buffer = vec![255u8; width as usize * height as usize * 3];
     {
@@ -333,9 +348,9 @@ fn draw_board_panel(area: &Area<'_>, map: &BoardMap, panel: Panel, min_games: u6
 /// No positions, or the picture cannot be drawn or written.
 pub fn write_heatmaps(maps: &[BoardMap], min_games: u64, path: &Path) -> Result<(), PlotError> {
     if maps.is_empty() {
-        return Err(PlotError("no position to draw".into()));
+        return Err(PlotError::Cannot("no position to draw".into()));
     }
-    let rows = u32::try_from(maps.len()).map_err(|_| PlotError("too many positions".into()))?;
+    let rows = u32::try_from(maps.len()).map_err(|_| PlotError::Cannot("too many positions".into()))?;
     draw_png(path, (PANEL_WIDTH * 2, PANEL_HEIGHT * rows), |root| {
         root.fill(&WHITE).map_err(PlotError::drawing)?;
         let panels = root.split_evenly((maps.len(), 2));
@@ -481,7 +496,7 @@ pub fn write_training_curves(
     path: &Path,
 ) -> Result<(), PlotError> {
     if losses.is_empty() && elo.is_empty() {
-        return Err(PlotError("no losses or ratings to draw".into()));
+        return Err(PlotError::Cannot("no losses or ratings to draw".into()));
     }
     let iterations = losses.iter().map(|l| l.iteration).chain(elo.iter().map(|r| r.iteration));
     let x_range = span(iterations.map(|i| i as f64));

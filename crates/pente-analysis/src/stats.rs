@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
-use pente_core::{Color, Point, Rules, Symmetry, Variant, format_move_list};
-use pente_records::GameResult;
+use pente_core::{Color, IllegalMove, Point, Rules, Symmetry, Variant, format_move_list};
+use pente_records::{Cause, GameResult};
 use serde::Serialize;
+use thiserror::Error;
 
 use crate::canonical::{
     Stones, canonical_moves, canonical_stones, first_point, on_board, stone_symmetries_between, symmetries_between,
@@ -200,12 +201,17 @@ impl Stats {
     /// prefix): an illegal move there is an error naming it, and the game
     /// is not counted at all.
     pub fn add(&mut self, game: &GameSummary) -> Result<(), String> {
+        self.add_game(game).map_err(|e| e.to_string())
+    }
+
+    /// [`Stats::add`], with the error as it is.
+    fn add_game(&mut self, game: &GameSummary) -> Result<(), Uncountable> {
         self.count(game)?;
         self.games_read += 1;
         Ok(())
     }
 
-    fn count(&mut self, game: &GameSummary) -> Result<(), String> {
+    fn count(&mut self, game: &GameSummary) -> Result<(), Uncountable> {
         let rules = game.rules;
         if self.options.variant.is_some_and(|v| v != rules.variant())
             || self.options.size.is_some_and(|s| s != rules.size())
@@ -218,9 +224,8 @@ impl Stats {
             return Ok(());
         };
         // Symmetries apply to points on the board only.
-        if let Some((i, p)) = game.moves.iter().enumerate().find(|&(_, &p)| !p.is_choice() && !rules.contains(p)) {
-            let size = rules.size();
-            return Err(format!("move {}: {p} is off the {size}x{size} board", i + 1));
+        if let Some((i, &point)) = game.moves.iter().enumerate().find(|&(_, &p)| !p.is_choice() && !rules.contains(p)) {
+            return Err(Uncountable::OffBoard { ply: i + 1, point, size: rules.size() });
         }
         let plies = game.moves.len();
         if let Some(target) = self.options.moves.take() {
@@ -245,7 +250,7 @@ impl Stats {
         Ok(())
     }
 
-    fn opening_key(&self, game: &GameSummary) -> Result<OpeningKey, String> {
+    fn opening_key(&self, game: &GameSummary) -> Result<OpeningKey, Uncountable> {
         let size = game.rules.size();
         let prefix = &game.moves[..self.options.depth];
         if self.options.merge_transpositions {
@@ -259,7 +264,7 @@ impl Stats {
     /// Whether `game` reaches the explorer's position `target` (up to
     /// symmetry): `None` if not, `Some(None)` if it ended there, else its
     /// next move mapped into the position's frame.
-    fn explore(&mut self, game: &GameSummary, target: &[Point]) -> Result<Option<Option<Point>>, String> {
+    fn explore(&mut self, game: &GameSummary, target: &[Point]) -> Result<Option<Option<Point>>, Uncountable> {
         let rules = game.rules;
         let size = rules.size();
         let depth = target.len();
@@ -312,10 +317,14 @@ impl Stats {
             let path = path.as_ref();
             for game in read_games(path)? {
                 let error = match game {
-                    Ok(game) => match self.add(&game) {
+                    Ok(game) => match self.add_game(&game) {
                         Ok(()) => continue,
-                        Err(message) => {
-                            InputError { path: path.to_path_buf(), line: Some(game.line), message, fatal: false }
+                        Err(e) => {
+                            let error = InputError::record(path, game.line, e.to_string());
+                            match e {
+                                Uncountable::Illegal { source, .. } => error.caused_by(Cause::new(source)),
+                                Uncountable::OffBoard { .. } => error,
+                            }
                         }
                     },
                     Err(error) => error,
@@ -337,6 +346,17 @@ impl Stats {
     }
 }
 
-fn illegal((ply, reason): (usize, String)) -> String {
-    format!("move {ply} is illegal: {reason} (see `pente validate`)")
+/// Why a game cannot be counted.
+#[derive(Debug, Error)]
+enum Uncountable {
+    /// A stone off the board: symmetries apply to points on it only.
+    #[error("move {ply}: {point} is off the {size}x{size} board")]
+    OffBoard { ply: usize, point: Point, size: u8 },
+    /// An illegal move in the part of the game that is replayed.
+    #[error("move {ply} is illegal: {source} (see `pente validate`)")]
+    Illegal { ply: usize, source: IllegalMove },
+}
+
+fn illegal((ply, source): (usize, IllegalMove)) -> Uncountable {
+    Uncountable::Illegal { ply, source }
 }

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use pente_records::Cause;
 use serde::Deserialize;
 
 use crate::input::InputError;
@@ -77,13 +78,12 @@ pub struct IterationLoss {
 
 /// Reads every row of a CSV file with a header into `T`.
 fn read_rows<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, InputError> {
-    let file_error = |message: String| InputError { path: path.to_path_buf(), line: None, message, fatal: true };
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .flexible(true)
         .from_path(path)
-        .map_err(|e| file_error(format!("cannot open: {e}")))?;
-    let headers = reader.headers().map_err(|e| file_error(format!("cannot read the header: {e}")))?.clone();
+        .map_err(|e| InputError::file_failed(path, "cannot open", e))?;
+    let headers = reader.headers().map_err(|e| InputError::file_failed(path, "cannot read the header", e))?.clone();
     let mut rows = Vec::new();
     let mut record = csv::StringRecord::new();
     loop {
@@ -92,34 +92,28 @@ fn read_rows<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, InputE
             Ok(false) => break,
             Ok(true) => {
                 let line = record.position().map_or(line, csv::Position::line) as usize;
-                let row = record.deserialize(Some(&headers)).map_err(|e| InputError {
-                    path: path.to_path_buf(),
-                    line: Some(line),
-                    message: csv_message(&e),
-                    fatal: true,
-                })?;
+                let row = record.deserialize(Some(&headers)).map_err(|e| row_error(path, line, e))?;
                 rows.push(row);
             }
             Err(e) => {
                 let line = e.position().map_or(line, csv::Position::line) as usize;
-                return Err(InputError {
-                    path: path.to_path_buf(),
-                    line: Some(line),
-                    message: csv_message(&e),
-                    fatal: true,
-                });
+                return Err(row_error(path, line, e));
             }
         }
     }
     Ok(rows)
 }
 
-/// The csv crate's message without the position it appends (the line is ours).
-fn csv_message(error: &csv::Error) -> String {
-    match error.kind() {
-        csv::ErrorKind::Deserialize { err, .. } => err.to_string(),
-        _ => error.to_string(),
-    }
+/// The error of the row at `line`, which ends the reading. A row that does
+/// not deserialize gets the csv crate's message without the position it
+/// appends (the line is ours).
+fn row_error(path: &Path, line: usize, error: csv::Error) -> InputError {
+    let source = match error.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => Cause::new(err.clone()),
+        _ => Cause::new(error),
+    };
+    let error = InputError::record(path, line, source.to_string()).caused_by(source);
+    InputError { fatal: true, ..error }
 }
 
 /// Reads a `metrics.csv`.

@@ -5,6 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use pente_analysis::{InputError, ReportOptions, Stats, StatsOptions};
+use pente_core::IllegalMove;
 
 const HEADER: &str = "game_id,variant,size,white,black,result,reason,plies,white_captures,black_captures,moves";
 
@@ -59,6 +60,7 @@ fn moves_off_the_board_are_errors_not_panics() {
     let error = first_error(&path, StatsOptions::default());
     assert_eq!(error.line, Some(2));
     assert!(error.message.contains("move 2: T19 is off the 13x13 board"), "{error}");
+    assert!(error.source.is_none(), "a check of ours, no other error behind it");
     // Unchecked dataset rows are replayed only to merge transpositions.
     let path = scratch("illegal.csv", &format!("{HEADER}\n{}", row(0, 19, "white", "K10 K10 K7")));
     let mut stats = Stats::new(StatsOptions::default());
@@ -66,6 +68,9 @@ fn moves_off_the_board_are_errors_not_panics() {
     let error = first_error(&path, StatsOptions { merge_transpositions: true, ..StatsOptions::default() });
     assert_eq!(error.line, Some(2));
     assert!(error.message.contains("move 2 is illegal"), "{error}");
+    let illegal = error.source.as_ref().and_then(|cause| cause.error().downcast_ref::<IllegalMove>());
+    assert!(matches!(illegal, Some(IllegalMove::Occupied { .. })), "{error:?}");
+    assert!(error.message.contains(&illegal.unwrap().to_string()), "{error}");
 }
 
 #[test]
@@ -101,6 +106,8 @@ fn unreadable_and_unknown_files() {
     let error = first_error(&missing, StatsOptions::default());
     assert_eq!(error.line, None);
     assert!(error.to_string().starts_with(&format!("{}: cannot open", missing.display())), "{error}");
+    let io = error.source.as_ref().and_then(|cause| cause.error().downcast_ref::<std::io::Error>());
+    assert_eq!(io.map(std::io::Error::kind), Some(std::io::ErrorKind::NotFound), "{error:?}");
 
     let path = scratch("moves.txt", "K10 L9 K7\n");
     let error = Stats::new(StatsOptions::default()).read_files(&[&path], true, |_| {}).unwrap_err();

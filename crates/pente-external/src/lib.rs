@@ -11,14 +11,14 @@
 //! `stdbuf -o0` (coreutils). It keeps its state in `$HOME/.pente.ad`; every
 //! game gets a fresh temporary `HOME`, so games in parallel do not mix.
 
-use std::io::{Read, Write};
+use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
 
-use pente_core::{Color, Point, Position, Rules, Variant};
+use pente_core::{Color, IllegalMove, ParsePointError, Point, Position, Rules, Variant};
 
 /// The board side `pente -text` plays on.
 const SIZE: u8 = 19;
@@ -39,6 +39,18 @@ pub enum ExternalError {
         /// Why.
         reason: String,
     },
+    /// Running the program (under `stdbuf`), or giving it its levels, failed.
+    #[error(
+        "cannot start `{program}` ({step}: {source}); install it with `apt-get install pente` or set {PROGRAM_ENV} to its path"
+    )]
+    Launch {
+        /// The program.
+        program: String,
+        /// What failed: `stdbuf` (running it), `sending the levels`.
+        step: &'static str,
+        /// The system's reason.
+        source: io::Error,
+    },
     /// The program would not take our move.
     #[error("pente -text refused our move {point} at move {ply}")]
     Refused {
@@ -54,6 +66,26 @@ pub enum ExternalError {
         ply: u32,
         /// What was wrong.
         detail: String,
+    },
+    /// The program reported a move that is not a point.
+    #[error("pente -text at move {ply}: unreadable move `{text}`: {source}")]
+    UnreadableMove {
+        /// Move number (1-based).
+        ply: u32,
+        /// The move as printed.
+        text: String,
+        /// Why it is not a point.
+        source: ParsePointError,
+    },
+    /// The program reported a move that our rules do not allow there.
+    #[error("pente -text at move {ply}: its move {point} is illegal here: {source}")]
+    Illegal {
+        /// Move number (1-based).
+        ply: u32,
+        /// The move.
+        point: Point,
+        /// Why our rules refuse it.
+        source: IllegalMove,
     },
     /// The program and our rules disagree about the board.
     #[error("pente -text's board differs from ours after move {ply} ({point}): {detail}")]
@@ -81,9 +113,26 @@ pub enum ExternalError {
         /// The limit.
         seconds: u64,
     },
-    /// Writing to the program or making its home directory failed.
-    #[error("pente -text: {0}")]
-    Io(String),
+    /// The program's home directory could not be made.
+    #[error("pente -text: {}: {source}", path.display())]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// The system's reason.
+        source: io::Error,
+    },
+    /// Our move could not be sent to the program.
+    #[error("pente -text: sending move {ply} ({point}): {source}; last output: {tail:?}")]
+    SendMove {
+        /// Its number (1-based).
+        ply: u32,
+        /// Our move.
+        point: Point,
+        /// The end of the program's output.
+        tail: String,
+        /// The system's reason.
+        source: io::Error,
+    },
 }
 
 /// Environment variable naming the program; default [`DEFAULT_PROGRAM`].
@@ -217,19 +266,21 @@ impl TextPente {
     /// Starts a game in which the program plays `color` at `config.level`.
     ///
     /// # Errors
-    /// [`ExternalError::Start`] if the program (or `stdbuf`) cannot be run.
+    /// [`ExternalError::Start`] if the program is not there,
+    /// [`ExternalError::Launch`] if it (or `stdbuf`) cannot be run, and
+    /// [`ExternalError::Io`] if its home directory cannot be made.
     pub fn start(config: &TextPenteConfig, color: Color) -> Result<TextPente, ExternalError> {
-        let start_error =
-            |reason: String| ExternalError::Start { program: config.program.display().to_string(), reason };
+        let program = || config.program.display().to_string();
         if !config.program.is_file() {
-            return Err(start_error("no such file".into()));
+            return Err(ExternalError::Start { program: program(), reason: "no such file".into() });
         }
+        let launch = |step, source| ExternalError::Launch { program: program(), step, source };
         let home = std::env::temp_dir().join(format!(
             "pente-text-{}-{}",
             std::process::id(),
             HOMES.fetch_add(1, Ordering::Relaxed)
         ));
-        std::fs::create_dir_all(&home).map_err(|e| ExternalError::Io(format!("{}: {e}", home.display())))?;
+        std::fs::create_dir_all(&home).map_err(|source| ExternalError::Io { path: home.clone(), source })?;
         let spawned = Command::new("stdbuf")
             .arg("-o0")
             .arg(&config.program)
@@ -243,7 +294,7 @@ impl TextPente {
             Ok(child) => child,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&home);
-                return Err(start_error(format!("stdbuf: {e}")));
+                return Err(launch("stdbuf", e));
             }
         };
         let stdin = child.stdin.take().expect("stdin is piped");
@@ -279,7 +330,7 @@ impl TextPente {
             .stdin
             .write_all(levels.as_bytes())
             .and_then(|()| engine.stdin.flush())
-            .map_err(|e| start_error(e.to_string()))?;
+            .map_err(|e| launch("sending the levels", e))?;
         Ok(engine)
     }
 
@@ -299,8 +350,9 @@ impl TextPente {
     /// itself, so a first move of ours must be the centre and is not sent.
     ///
     /// # Errors
-    /// [`ExternalError::Refused`] if the program will not take it; the
-    /// errors of [`TextPente::next_move`] while waiting for its echo.
+    /// [`ExternalError::Refused`] if the program will not take it,
+    /// [`ExternalError::SendMove`] if it cannot be sent; the errors of
+    /// [`TextPente::next_move`] while waiting for its echo.
     pub fn play(&mut self, point: Point) -> Result<(), ExternalError> {
         let ply = self.position.ply() + 1;
         if self.position.to_move() == self.color {
@@ -311,9 +363,10 @@ impl TextPente {
         }
         if self.position.ply() > 0 {
             let text = format!("{}\n", point.to_string().to_ascii_lowercase());
-            self.stdin.write_all(text.as_bytes()).and_then(|()| self.stdin.flush()).map_err(|e| {
-                ExternalError::Io(format!("sending move {ply} ({point}): {e}; last output: {:?}", self.tail()))
-            })?;
+            self.stdin
+                .write_all(text.as_bytes())
+                .and_then(|()| self.stdin.flush())
+                .map_err(|source| ExternalError::SendMove { ply, point, tail: self.tail(), source })?;
         }
         let echoed = self.await_move(Some(point))?;
         if echoed != point {
@@ -326,8 +379,10 @@ impl TextPente {
     ///
     /// # Errors
     /// [`ExternalError::Exited`], [`ExternalError::Timeout`],
-    /// [`ExternalError::Protocol`] if its move is unreadable or illegal by
-    /// our rules, [`ExternalError::BoardMismatch`] if its board differs.
+    /// [`ExternalError::UnreadableMove`] and [`ExternalError::Illegal`] if
+    /// its move is unreadable or illegal by our rules,
+    /// [`ExternalError::Protocol`] if it reports something else we do not
+    /// follow, [`ExternalError::BoardMismatch`] if its board differs.
     pub fn next_move(&mut self) -> Result<Point, ExternalError> {
         let ply = self.position.ply() + 1;
         if self.position.to_move() != self.color {
@@ -345,9 +400,10 @@ impl TextPente {
             match self.next_line(ply, ours)? {
                 Line::Row(row, cells) => self.diagram[usize::from(row - 1)] = cells,
                 Line::Moved(color, text) if color == mover => {
-                    break text.parse::<Point>().map_err(|e| ExternalError::Protocol {
+                    break text.parse::<Point>().map_err(|source| ExternalError::UnreadableMove {
                         ply,
-                        detail: format!("unreadable move `{text}`: {e}"),
+                        text: text.clone(),
+                        source,
                     })?;
                 }
                 Line::Moved(color, text) => {
@@ -362,9 +418,7 @@ impl TextPente {
                 Line::Other => {}
             }
         };
-        self.position
-            .play(point)
-            .map_err(|e| ExternalError::Protocol { ply, detail: format!("its move {point} is illegal here: {e}") })?;
+        self.position.play(point).map_err(|source| ExternalError::Illegal { ply, point, source })?;
         self.check_board(ply, point)?;
         if let Some(outcome) = self.position.outcome()
             && let Some(winner) = outcome.winner

@@ -6,7 +6,7 @@ use std::fmt;
 use pente_core::{Color, IllegalMove, Outcome, Point, Position};
 use thiserror::Error;
 
-use crate::dataset::GameEnd;
+use crate::game_end::GameEnd;
 use crate::record::{GameRecord, GameResult, Termination};
 
 /// What the rules make of a record.

@@ -3,13 +3,12 @@
 //! same games; the schema is versioned by [`DATASET_SCHEMA`] and documented
 //! in `docs/records.md`.
 
-use std::fmt;
-
-use pente_core::{Color, EndReason, Point, Position, Rules, Variant, format_move_list};
+use pente_core::{Color, Point, Position, Rules, Variant, format_move_list};
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Verdict, Violation, replay};
 use crate::error::{ParseError, ParseErrorKind};
+use crate::game_end::GameEnd;
 use crate::record::{GameRecord, GameResult, Termination};
 
 /// Version of the dataset schema, stored in every JSONL object.
@@ -17,60 +16,6 @@ pub const DATASET_SCHEMA: u32 = 1;
 
 /// The first line of `games.csv`: the [`CsvGame`] fields in order.
 pub const CSV_HEADER: &str = "game_id,variant,size,white,black,result,reason,plies,white_captures,black_captures,moves";
-
-/// Why a self-play game ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GameEnd {
-    /// A winning line.
-    Five,
-    /// The capture threshold.
-    Captures,
-    /// A full board: a draw.
-    Full,
-    /// The loser resigned (its search judged the game lost).
-    Resign,
-}
-
-impl GameEnd {
-    /// Lower-case name, as in the files: `five`, `captures`, `full`, `resign`.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            GameEnd::Five => "five",
-            GameEnd::Captures => "captures",
-            GameEnd::Full => "full",
-            GameEnd::Resign => "resign",
-        }
-    }
-
-    /// The rules' reason this stands for; `None` for a resignation.
-    #[must_use]
-    pub const fn end_reason(self) -> Option<EndReason> {
-        match self {
-            GameEnd::Five => Some(EndReason::Five),
-            GameEnd::Captures => Some(EndReason::Captures),
-            GameEnd::Full => Some(EndReason::Full),
-            GameEnd::Resign => None,
-        }
-    }
-}
-
-impl From<EndReason> for GameEnd {
-    fn from(reason: EndReason) -> GameEnd {
-        match reason {
-            EndReason::Five => GameEnd::Five,
-            EndReason::Captures => GameEnd::Captures,
-            EndReason::Full => GameEnd::Full,
-        }
-    }
-}
-
-impl fmt::Display for GameEnd {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// One row of `games.csv`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -13,8 +13,9 @@ use serde::Deserialize;
 use serde::de::IntoDeserializer;
 use serde::de::value::StrDeserializer;
 
-use crate::dataset::{CSV_HEADER, CsvGame, DATASET_SCHEMA, GameEnd, JsonGame};
-use crate::error::{ParseError, ParseErrorKind};
+use crate::dataset::{CSV_HEADER, CsvGame, DATASET_SCHEMA, JsonGame};
+use crate::error::{Cause, ParseError, ParseErrorKind};
+use crate::game_end::GameEnd;
 use crate::record::GameResult;
 
 /// Longest excerpt of a bad field quoted in an error, in characters.
@@ -127,7 +128,7 @@ fn next_line<'b>(
         }
         Err(err) => {
             *done = true;
-            Some(Err(ParseErrorKind::Read { message: err.to_string() }))
+            Some(Err(ParseErrorKind::Read { source: Cause::new(err) }))
         }
     }
 }
@@ -151,7 +152,7 @@ fn split_row(
         }
         Ok(true) => Ok(()),
         Ok(false) => Err(ParseErrorKind::BadRow { message: "no fields".into() }),
-        Err(err) => Err(ParseErrorKind::BadRow { message: err.to_string() }),
+        Err(err) => Err(ParseErrorKind::Csv { source: Cause::new(err) }),
     }
 }
 
@@ -170,23 +171,25 @@ fn parse_row(row: &csv::ByteRecord, header: &csv::ByteRecord) -> Result<CsvGame,
     if row.len() != header.len() {
         return Err(ParseErrorKind::FieldCount { expected: header.len(), found: row.len() });
     }
-    let bad_field = |index: usize, message: String| ParseErrorKind::BadField {
+    let bad_field = |index: usize, source: Cause| ParseErrorKind::BadField {
         column: header.get(index).map(String::from_utf8_lossy).unwrap_or_default().into_owned(),
         value: excerpt(&row.get(index).map(String::from_utf8_lossy).unwrap_or_default(), EXCERPT),
-        message,
+        source,
     };
     let game: CsvGame = row.deserialize(Some(header)).map_err(|err| {
         let located = match err.kind() {
-            csv::ErrorKind::Deserialize { err, .. } => {
-                err.field().and_then(|i| usize::try_from(i).ok()).map(|i| (i, err.kind().to_string()))
-            }
+            // Its message without `field N: `: the column is named.
+            csv::ErrorKind::Deserialize { err, .. } => err
+                .field()
+                .and_then(|i| usize::try_from(i).ok())
+                .map(|i| (i, Cause::with_message(err.clone(), err.kind().to_string()))),
             _ => None,
         };
         // The csv crate knows the column of a number that does not parse,
         // not of a name that is no variant: look for that one here.
         match located.or_else(|| enum_field_error(row, header)) {
-            Some((index, message)) => bad_field(index, message),
-            None => ParseErrorKind::BadRow { message: err.to_string() },
+            Some((index, source)) => bad_field(index, source),
+            None => ParseErrorKind::Csv { source: Cause::new(err) },
         }
     })?;
     game.rules()?;
@@ -195,20 +198,20 @@ fn parse_row(row: &csv::ByteRecord, header: &csv::ByteRecord) -> Result<CsvGame,
 }
 
 /// Why a field does not name a value of its column's enum, `None` if it does.
-type EnumCheck = fn(&str) -> Option<String>;
+type EnumCheck = fn(&str) -> Option<Cause>;
 
 /// The first field of an enum column that is not one of its names, and why.
-fn enum_field_error(row: &csv::ByteRecord, header: &csv::ByteRecord) -> Option<(usize, String)> {
-    fn error<T: serde::de::DeserializeOwned>(field: &str) -> Option<String> {
+fn enum_field_error(row: &csv::ByteRecord, header: &csv::ByteRecord) -> Option<(usize, Cause)> {
+    fn error<T: serde::de::DeserializeOwned>(field: &str) -> Option<Cause> {
         let deserializer: StrDeserializer<'_, serde::de::value::Error> = field.into_deserializer();
-        T::deserialize(deserializer).err().map(|err| err.to_string())
+        T::deserialize(deserializer).err().map(Cause::new)
     }
     let checks: [(&str, EnumCheck); 3] =
         [("variant", error::<Variant>), ("result", error::<GameResult>), ("reason", error::<GameEnd>)];
     checks.into_iter().find_map(|(column, check)| {
         let index = header.iter().position(|name| name == column.as_bytes())?;
         let field = std::str::from_utf8(row.get(index)?).ok()?;
-        check(field).map(|message| (index, message))
+        check(field).map(|cause| (index, cause))
     })
 }
 
@@ -296,10 +299,7 @@ fn parse_json_game(text: &str) -> Result<JsonGame, ParseErrorKind> {
     // serde would also take the fields as an array, in order.
     let start = text.len() - text.trim_start().len();
     if !text[start..].starts_with('{') {
-        return Err(ParseErrorKind::BadJson {
-            message: "a line must be a JSON object `{...}`".into(),
-            column: start + 1,
-        });
+        return Err(ParseErrorKind::NotObject { column: start + 1 });
     }
     match serde_json::from_str::<JsonGame>(text) {
         Ok(game) => {
@@ -314,7 +314,8 @@ fn parse_json_game(text: &str) -> Result<JsonGame, ParseErrorKind> {
             let message = err.to_string();
             let suffix = format!(" at line {} column {}", err.line(), err.column());
             let message = message.strip_suffix(&suffix).map_or(message.clone(), str::to_string);
-            Err(ParseErrorKind::BadJson { message, column: err.column() })
+            let column = err.column();
+            Err(ParseErrorKind::BadJson { source: Cause::with_message(err, message), column })
         }
     }
 }

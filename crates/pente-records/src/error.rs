@@ -1,5 +1,9 @@
 //! Parse errors: the line and what is wrong there.
 
+use std::error::Error as StdError;
+use std::fmt;
+use std::sync::Arc;
+
 use pente_core::{ParsePointError, RulesError};
 use thiserror::Error;
 
@@ -110,22 +114,35 @@ pub enum ParseErrorKind {
         /// What is wrong.
         message: String,
     },
+    /// A `games.csv` line that the CSV reader cannot take as a row.
+    #[error("not a CSV row: {source}")]
+    Csv {
+        /// The CSV reader's error.
+        source: Cause,
+    },
     /// A `games.csv` field that does not hold what its column needs.
-    #[error("column `{column}`: `{value}`: {message}")]
+    #[error("column `{column}`: `{value}`: {source}")]
     BadField {
         /// The column name.
         column: String,
         /// The field as written (its start, if long).
         value: String,
-        /// What is wrong with it.
-        message: String,
+        /// What is wrong with it: the CSV reader's or serde's error.
+        source: Cause,
+    },
+    /// A `games.jsonl` line that is JSON but not an object (serde would
+    /// take an array of the fields in order).
+    #[error("not a game object: a line must be a JSON object `{{...}}` (column {column})")]
+    NotObject {
+        /// 1-based column of the line where the value starts.
+        column: usize,
     },
     /// A `games.jsonl` line that is not a game object: bad JSON, a missing
     /// or unknown field, a value of the wrong type.
-    #[error("not a game object: {message} (column {column})")]
+    #[error("not a game object: {source} (column {column})")]
     BadJson {
-        /// What serde_json says, without its position.
-        message: String,
+        /// serde_json's error; it displays without its position.
+        source: Cause,
         /// 1-based column of the line where it noticed.
         column: usize,
     },
@@ -147,10 +164,10 @@ pub enum ParseErrorKind {
         byte: usize,
     },
     /// The file could not be read past this line; reading stops here.
-    #[error("cannot read: {message}")]
+    #[error("cannot read: {source}")]
     Read {
         /// The I/O error.
-        message: String,
+        source: Cause,
     },
 }
 
@@ -160,3 +177,62 @@ impl ParseErrorKind {
         ParseError { line, kind: self }
     }
 }
+
+/// An error another library reported (I/O, CSV, JSON), kept as the source
+/// of a [`ParseErrorKind`] or of another error that is `Clone` and `Eq`:
+/// shared, so that the error stays `Clone`, and equal to a cause that says
+/// the same, so that it stays `Eq`.
+///
+/// It displays as the error it wraps, or as the message it was made with
+/// (serde_json's without its position, which would name line 1 of the one
+/// line it was given), and stands in for that error in a chain of sources:
+/// its own source is the wrapped error's. [`Cause::error`] gives the
+/// wrapped error itself, to downcast.
+#[derive(Debug, Clone)]
+pub struct Cause(Arc<Shared<dyn StdError + Send + Sync>>);
+
+/// A [`Cause`]'s error and message, behind one pointer.
+#[derive(Debug)]
+struct Shared<E: ?Sized> {
+    message: String,
+    error: E,
+}
+
+impl Cause {
+    /// Wraps `error`, displayed as it displays itself.
+    pub fn new(error: impl StdError + Send + Sync + 'static) -> Cause {
+        let message = error.to_string();
+        Cause::with_message(error, message)
+    }
+
+    /// Wraps `error`, displayed as `message`.
+    pub(crate) fn with_message(error: impl StdError + Send + Sync + 'static, message: String) -> Cause {
+        Cause(Arc::new(Shared { message, error }))
+    }
+
+    /// The wrapped error, e.g. to downcast to [`std::io::Error`].
+    #[must_use]
+    pub fn error(&self) -> &(dyn StdError + Send + Sync + 'static) {
+        &self.0.error
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.message)
+    }
+}
+
+impl StdError for Cause {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.0.error.source()
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Cause) -> bool {
+        self.0.message == other.0.message
+    }
+}
+
+impl Eq for Cause {}

@@ -26,6 +26,8 @@ mod check;
 mod dataset;
 mod dataset_io;
 mod error;
+mod game_end;
+mod game_name;
 mod movelist;
 mod movetext;
 mod pgn;
@@ -34,14 +36,16 @@ mod samples;
 mod validate;
 
 pub use check::{Conclusion, Verdict, Violation, check};
-pub use dataset::{CSV_HEADER, Captures, CsvGame, DATASET_SCHEMA, GameEnd, JsonGame, JsonMove, ResignCheck};
+pub use dataset::{CSV_HEADER, Captures, CsvGame, DATASET_SCHEMA, JsonGame, JsonMove, ResignCheck};
 pub use dataset_io::{
     CsvGames, JsonlGames, csv_games, jsonl_games, open_games_csv, open_games_jsonl, parse_csv, parse_jsonl,
     write_csv_header, write_csv_row, write_jsonl_game,
 };
-pub use error::{ParseError, ParseErrorKind};
+pub use error::{Cause, ParseError, ParseErrorKind};
+pub use game_end::GameEnd;
+pub use game_name::{game_name, variant_from_game_name};
 pub use movelist::{MoveListGames, move_list_games, parse_move_list_file, write_move_list_file};
-pub use pgn::{PgnGames, game_name, parse_pgn, pgn_games, variant_from_game_name, write_pgn, write_pgn_game};
+pub use pgn::{PgnGames, parse_pgn, pgn_games, write_pgn, write_pgn_game};
 pub use record::{GameRecord, GameResult, Termination};
 pub use samples::{
     GameSamples, PositionSample, SAMPLES_HEADER_LEN, SAMPLES_MAGIC, SAMPLES_VERSION, SamplesError, SamplesReader,

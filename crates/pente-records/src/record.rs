@@ -4,7 +4,7 @@ use std::fmt;
 
 use pente_core::{Color, Game, Point, Rules, Variant};
 
-use crate::pgn::game_name;
+use crate::game_name::{game_name, unrated};
 
 /// The result a record states. Player 1 is White and moves first, so `1-0`
 /// is a White win. Serialized (CSV, JSON) as `white`, `black`, `draw`.
@@ -166,7 +166,7 @@ impl GameRecord {
     #[must_use]
     pub fn new(rules: Rules, moves: Vec<Point>) -> GameRecord {
         let mut headers = vec![("Game".to_string(), game_name(rules.variant()).to_string())];
-        if crate::pgn::unrated(rules.variant()) {
+        if unrated(rules.variant()) {
             headers.push(("Rated".to_string(), "N".to_string()));
         }
         if rules.size() != pente_core::MAX_SIZE {

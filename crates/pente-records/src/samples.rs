@@ -19,7 +19,7 @@
 
 use std::io::{self, Read, Write};
 
-use pente_core::{Point, Rules, Variant};
+use pente_core::{Point, Rules, RulesError, Variant};
 use thiserror::Error;
 
 use crate::record::GameResult;
@@ -81,6 +81,14 @@ pub enum SamplesError {
         offset: u64,
         /// What is wrong.
         message: String,
+    },
+    /// A chunk's variant has no board of its size.
+    #[error("byte {offset}: corrupt game chunk: {source}")]
+    BadRules {
+        /// Where the chunk starts.
+        offset: u64,
+        /// Why the rules do not exist.
+        source: RulesError,
     },
 }
 
@@ -196,7 +204,7 @@ impl<R: Read> SamplesReader<R> {
         if fnv1a(&payload) != checksum {
             return Err(SamplesError::Corrupt { offset: start, message: "checksum mismatch".into() });
         }
-        let game = decode(&payload).map_err(|message| SamplesError::Corrupt { offset: start, message })?;
+        let game = decode(&payload).map_err(|bad| bad.at(start))?;
         self.offset = start + 8 + len as u64;
         Ok(Some(game))
     }
@@ -258,17 +266,41 @@ fn choice_of_code(code: u16) -> Option<Point> {
     pente_core::Choice::ALL.into_iter().find(|&c| CHOICE_CODE + c as u16 == code).map(pente_core::Choice::point)
 }
 
-fn decode(payload: &[u8]) -> Result<GameSamples, String> {
+/// What is wrong with a chunk's payload.
+enum BadPayload {
+    /// What is wrong, in words.
+    Message(String),
+    /// Its variant has no board of its size.
+    Rules(RulesError),
+}
+
+impl From<String> for BadPayload {
+    fn from(message: String) -> BadPayload {
+        BadPayload::Message(message)
+    }
+}
+
+impl BadPayload {
+    /// The error of the chunk at `offset`.
+    fn at(self, offset: u64) -> SamplesError {
+        match self {
+            BadPayload::Message(message) => SamplesError::Corrupt { offset, message },
+            BadPayload::Rules(source) => SamplesError::BadRules { offset, source },
+        }
+    }
+}
+
+fn decode(payload: &[u8]) -> Result<GameSamples, BadPayload> {
     let mut b = Bytes(payload);
     let game_id = u64::from_le_bytes(b.take()?);
     let [variant, size, result, _] = b.take::<4>()?;
     let variant = *Variant::ALL.get(usize::from(variant)).ok_or(format!("unknown variant {variant}"))?;
-    let rules = Rules::new(variant, size).map_err(|e| e.to_string())?;
+    let rules = Rules::new(variant, size).map_err(BadPayload::Rules)?;
     let result = match result as i8 {
         1 => GameResult::White,
         -1 => GameResult::Black,
         0 => GameResult::Draw,
-        other => return Err(format!("bad result {other}")),
+        other => return Err(format!("bad result {other}").into()),
     };
     let point = |index: u16| {
         choice_of_code(index)
@@ -280,7 +312,7 @@ fn decode(payload: &[u8]) -> Result<GameSamples, String> {
     for _ in 0..b.u16()? {
         let ply = u32::from(b.u16()?);
         if ply as usize >= moves.len() {
-            return Err(format!("sample at ply {ply} of a {}-move game", moves.len()));
+            return Err(format!("sample at ply {ply} of a {}-move game", moves.len()).into());
         }
         let policy = (0..b.u16()?)
             .map(|_| Ok((point(b.u16()?)?, f32::from(b.u16()?) / 65535.0)))
@@ -288,7 +320,7 @@ fn decode(payload: &[u8]) -> Result<GameSamples, String> {
         samples.push(PositionSample { ply, policy });
     }
     if !b.0.is_empty() {
-        return Err(format!("{} bytes left over", b.0.len()));
+        return Err(format!("{} bytes left over", b.0.len()).into());
     }
     Ok(GameSamples { game_id, rules, moves, result, samples })
 }
@@ -334,5 +366,21 @@ mod tests {
         let errors: Vec<_> = SamplesReader::new(&bad[..]).filter_map(Result::err).collect();
         assert!(matches!(errors[0], SamplesError::Corrupt { .. }));
         assert!(matches!(SamplesReader::new(&b"not a samples file"[..]).next(), Some(Err(SamplesError::BadMagic))));
+    }
+
+    #[test]
+    fn a_board_the_variant_lacks_keeps_the_rules_error() {
+        let mut file = Vec::new();
+        write_samples_header(&mut file).unwrap();
+        // Game 0, Pente on 12x12, a White win, no moves, no samples.
+        let mut payload = 0u64.to_le_bytes().to_vec();
+        payload.extend_from_slice(&[0, 12, 1, 0, 0, 0, 0, 0]);
+        file.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        file.extend_from_slice(&payload);
+        file.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+        let error = SamplesReader::new(&file[..]).next().unwrap().unwrap_err();
+        let SamplesError::BadRules { offset: 16, source } = &error else { panic!("{error:?}") };
+        assert_eq!(*source, RulesError::BadSize("12".into()));
+        assert_eq!(error.to_string(), format!("byte 16: corrupt game chunk: {source}"));
     }
 }

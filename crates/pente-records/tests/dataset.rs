@@ -211,6 +211,9 @@ fn csv_errors_name_the_line_and_reading_goes_on() {
     assert_eq!(errors[7], "line 11: expected 11 comma-separated fields, found 12");
     let kind = &games[4].as_ref().unwrap_err().kind;
     assert!(matches!(kind, ParseErrorKind::BadMove { ply: 9, token, .. } if token == "Z99"), "{kind:?}");
+    // The CSV reader's error is kept behind a bad field.
+    let ParseErrorKind::BadField { source, .. } = &games[5].as_ref().unwrap_err().kind else { panic!("{games:?}") };
+    assert!(source.error().downcast_ref::<csv::DeserializeError>().is_some(), "{source:?}");
 
     // The validator reports the same, with game numbers.
     let report = validate_text(&text, Format::Csv, Rules::pente());
@@ -268,6 +271,12 @@ fn jsonl_errors_name_the_line_and_reading_goes_on() {
     assert!(errors[4].contains("line 7: not a game object: `Z99`"), "{}", errors[4]);
     assert!(errors[5].contains("line 8: not a game object: unknown variant `renju`"), "{}", errors[5]);
     assert_eq!(errors[6], "line 9: not a game object: a line must be a JSON object `{...}` (column 1)");
+    // serde_json's error is kept; it displays without its position, which
+    // would name line 1 of the one line it was given.
+    let ParseErrorKind::BadJson { source, .. } = &games[2].as_ref().unwrap_err().kind else { panic!("{games:?}") };
+    let json = source.error().downcast_ref::<serde_json::Error>().expect("a JSON error");
+    assert!(json.is_data() && json.to_string().contains(" at line 1 column "), "{json}");
+    assert!(source.to_string().starts_with("unknown field `plys`") && !source.to_string().contains(" at line "));
 }
 
 #[test]
@@ -306,6 +315,10 @@ fn io_errors_end_the_reading() {
     assert!(games[0].is_ok());
     let err = games[1].as_ref().unwrap_err();
     assert_eq!(err.to_string(), "line 2: cannot read: disk on fire");
+    // The I/O error itself is kept.
+    let ParseErrorKind::Read { source } = &err.kind else { panic!("{err:?}") };
+    let io = source.error().downcast_ref::<io::Error>().expect("an I/O error");
+    assert_eq!((io.kind(), io.to_string()), (io::ErrorKind::Other, "disk on fire".to_string()));
 
     let text = read("games.csv");
     let games: Vec<_> = csv_games(BufReader::new(Failing(text.as_bytes()))).collect();

@@ -65,7 +65,7 @@ fn sample_ends(path: &Path) -> Result<Vec<u64>, SelfPlayError> {
         match reader.next() {
             Some(Ok(game)) if game.game_id == (ends.len() - 1) as u64 => ends.push(reader.offset()),
             Some(Err(error @ (SamplesError::BadMagic | SamplesError::Version(_)))) => {
-                return Err(SelfPlayError::Output { path: path.to_path_buf(), message: error.to_string() });
+                return Err(SelfPlayError::Samples { path: path.to_path_buf(), source: error });
             }
             // The end, or a cut-short or corrupt chunk: the usable part ends here.
             _ => return Ok(ends),

@@ -155,15 +155,16 @@ impl CloudObjects {
     /// `az://...`), configured from the environment (`AWS_*`, `GOOGLE_*`,
     /// `AZURE_*`, as `object_store` names them).
     pub(crate) fn new(url: &str) -> Result<CloudObjects, StoreError> {
-        let bad = |message: String| StoreError::Spec { spec: url.to_string(), message };
-        let parsed = url::Url::parse(url).map_err(|e| bad(e.to_string()))?;
+        let spec = || url.to_string();
+        let parsed = url::Url::parse(url).map_err(|source| StoreError::Address { spec: spec(), source })?;
         let options =
             std::env::vars().filter(|(key, _)| ["AWS_", "GOOGLE_", "AZURE_"].iter().any(|p| key.starts_with(p)));
-        let (store, prefix) = object_store::parse_url_opts(&parsed, options).map_err(|e| bad(e.to_string()))?;
+        let (store, prefix) = object_store::parse_url_opts(&parsed, options)
+            .map_err(|source| StoreError::Connect { spec: spec(), source })?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| bad(format!("starting the I/O runtime: {e}")))?;
+            .map_err(|source| StoreError::Runtime { spec: spec(), source })?;
         Ok(CloudObjects { store, prefix, runtime, url: url.trim_end_matches('/').to_string() })
     }
 
@@ -171,8 +172,8 @@ impl CloudObjects {
         key.split('/').filter(|p| !p.is_empty()).fold(self.prefix.clone(), |path, part| path.clone().join(part))
     }
 
-    fn error(&self, key: &str, error: &object_store::Error) -> StoreError {
-        StoreError::Object { url: format!("{}/{key}", self.url), message: error.to_string() }
+    fn error(&self, key: &str, source: object_store::Error) -> StoreError {
+        StoreError::Object { url: format!("{}/{key}", self.url), source }
     }
 
     fn put_with(&self, key: &str, bytes: Vec<u8>, mode: PutMode) -> Result<bool, StoreError> {
@@ -180,7 +181,7 @@ impl CloudObjects {
         match self.runtime.block_on(self.store.put_opts(&self.path(key), PutPayload::from(bytes), options)) {
             Ok(_) => Ok(true),
             Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Ok(false),
-            Err(e) => Err(self.error(key, &e)),
+            Err(e) => Err(self.error(key, e)),
         }
     }
 }
@@ -190,9 +191,9 @@ impl Objects for CloudObjects {
         let path = self.path(key);
         self.runtime.block_on(async {
             match self.store.get(&path).await {
-                Ok(result) => result.bytes().await.map(|b| Some(b.to_vec())).map_err(|e| self.error(key, &e)),
+                Ok(result) => result.bytes().await.map(|b| Some(b.to_vec())).map_err(|e| self.error(key, e)),
                 Err(object_store::Error::NotFound { .. }) => Ok(None),
-                Err(e) => Err(self.error(key, &e)),
+                Err(e) => Err(self.error(key, e)),
             }
         })
     }
@@ -211,7 +212,7 @@ impl Objects for CloudObjects {
             let mut stream = self.store.list(Some(&base));
             let mut keys = Vec::new();
             while let Some(meta) = stream.next().await {
-                let meta = meta.map_err(|e| self.error(prefix, &e))?;
+                let meta = meta.map_err(|e| self.error(prefix, e))?;
                 if let Some(parts) = meta.location.prefix_match(&self.prefix) {
                     keys.push(parts.map(|p| p.as_ref().to_string()).collect::<Vec<_>>().join("/"));
                 }
@@ -224,7 +225,7 @@ impl Objects for CloudObjects {
     fn delete(&self, key: &str) -> Result<(), StoreError> {
         match self.runtime.block_on(self.store.delete(&self.path(key))) {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-            Err(e) => Err(self.error(key, &e)),
+            Err(e) => Err(self.error(key, e)),
         }
     }
 

@@ -199,8 +199,8 @@ impl Store {
                 message: "no store here (create one with `pente store init`)".into(),
             });
         };
-        let info: StoreInfo = serde_json::from_slice(&bytes)
-            .map_err(|e| StoreError::Corrupt { key: STORE_FILE.into(), message: e.to_string() })?;
+        let info: StoreInfo =
+            serde_json::from_slice(&bytes).map_err(|source| StoreError::BadJson { key: STORE_FILE.into(), source })?;
         if info.format != FORMAT {
             return Err(StoreError::Spec {
                 spec: spec.into(),
@@ -228,7 +228,7 @@ impl Store {
             .get(key)?
             .map(|bytes| serde_json::from_slice(&bytes))
             .transpose()
-            .map_err(|e| StoreError::Corrupt { key: key.into(), message: e.to_string() })
+            .map_err(|source| StoreError::BadJson { key: key.into(), source })
     }
 
     /// Uploads the files `names` of the model directory `dir` (those that
@@ -441,6 +441,6 @@ impl Store {
             .get(SELFPLAY_FILE)?
             .map(String::from_utf8)
             .transpose()
-            .map_err(|e| StoreError::Corrupt { key: SELFPLAY_FILE.into(), message: e.to_string() })
+            .map_err(|source| StoreError::NotText { key: SELFPLAY_FILE.into(), source })
     }
 }

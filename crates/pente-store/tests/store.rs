@@ -85,4 +85,31 @@ fn an_object_store_keeps_the_same_promises() {
 fn a_bad_address_is_a_clear_error() {
     let error = Store::open("s4://bucket").unwrap_err();
     assert!(error.to_string().starts_with("store s4://bucket: "), "{error}");
+    let StoreError::Connect { source, .. } = &error else { panic!("{error:?}") };
+    assert!(error.to_string().ends_with(&source.to_string()), "{error}");
+}
+
+#[test]
+fn errors_keep_their_cause() {
+    use std::error::Error as _;
+    let scratch = tempfile::tempdir().unwrap();
+    let spec = scratch.path().join("store");
+    let model = scratch.path().join("model");
+    write_dir(&model, &[("model.json", "{\"id\": \"m0\"}")]);
+    let store = Store::create(spec.to_str().unwrap(), &model, "m0", FILES).unwrap();
+
+    // A chunk directory that is not there: the I/O error, with its path.
+    let missing = scratch.path().join("no-chunk");
+    let error = store.commit_chunk("w1", 0, "m0", (1, 1), &missing).unwrap_err();
+    let StoreError::Io { path, source } = &error else { panic!("{error:?}") };
+    assert_eq!((path, source.kind()), (&missing, std::io::ErrorKind::NotFound));
+    assert_eq!(error.to_string(), format!("{}: {source}", missing.display()));
+
+    // A manifest that is not JSON: serde_json's error, with the key.
+    std::fs::write(spec.join("store.json"), "not json").unwrap();
+    let error = Store::open(spec.to_str().unwrap()).unwrap_err();
+    assert!(matches!(&error, StoreError::BadJson { key, .. } if key == "store.json"), "{error:?}");
+    let source = error.source().expect("a source");
+    assert!(source.downcast_ref::<serde_json::Error>().is_some(), "{source:?}");
+    assert_eq!(error.to_string(), format!("store.json: {source}"));
 }

@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 pub use engine::{Engine, EvaluatorSource};
-pub use library::Library;
+pub use library::{Library, LoadError};
 pub use protocol::Defaults;
 pub use server::{AppState, router};
 use thiserror::Error;
@@ -48,7 +48,7 @@ pub struct ServeOptions {
 pub enum ServeError {
     /// A `--games` file is unreadable or has a bad record.
     #[error("{0}")]
-    Games(String),
+    Games(#[from] LoadError),
     /// The address is taken or not ours.
     #[error("cannot listen on {address}: {source}")]
     Bind {
@@ -74,7 +74,7 @@ pub fn serve(
 ) -> Result<(), ServeError> {
     let mut library = Library::default();
     for path in &options.games {
-        library.load(path, &path.display().to_string()).map_err(ServeError::Games)?;
+        library.load(path, &path.display().to_string())?;
     }
     let state =
         AppState { engine: Engine::start(source), library: Arc::new(RwLock::new(library)), defaults: options.defaults };

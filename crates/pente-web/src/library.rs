@@ -1,17 +1,39 @@
 //! The games the server has loaded (from `--games` or uploads), for the
 //! game viewer and the opening explorer.
 
+use std::fmt;
 use std::path::Path;
 
-use pente_analysis::{Ending, GameSummary, Report, ReportOptions, Stats, StatsOptions, read_games};
+use pente_analysis::{Ending, GameSummary, InputError, Report, ReportOptions, Stats, StatsOptions, read_games};
 use pente_core::{Point, Rules, Variant};
 use pente_records::GameResult;
 use serde::Serialize;
+use thiserror::Error;
 
 /// Every game loaded, file by file.
 #[derive(Debug, Default)]
 pub struct Library {
     files: Vec<(String, Vec<GameSummary>)>,
+}
+
+/// A game file that could not be loaded. Displays as `NAME:LINE: what is
+/// wrong` (or `NAME: ...` for the whole file) with the name the file was
+/// loaded as, which for an upload is not the path it was stored at.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub struct LoadError {
+    /// The name the file was loaded as.
+    pub name: String,
+    /// What is wrong, naming the file by its path.
+    pub source: InputError,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.source.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.name, self.source.message),
+            None => write!(f, "{}: {}", self.name, self.source.message),
+        }
+    }
 }
 
 /// One game as the viewer lists it.
@@ -40,12 +62,9 @@ impl Library {
     /// them or, at the first bad record, none.
     ///
     /// # Errors
-    /// `NAME:LINE: what is wrong`, for an unreadable file or a bad record.
-    pub fn load(&mut self, path: &Path, name: &str) -> Result<usize, String> {
-        let named = |error: pente_analysis::InputError| match error.line {
-            Some(line) => format!("{name}:{line}: {}", error.message),
-            None => format!("{name}: {}", error.message),
-        };
+    /// A [`LoadError`], for an unreadable file or a bad record.
+    pub fn load(&mut self, path: &Path, name: &str) -> Result<usize, LoadError> {
+        let named = |source| LoadError { name: name.to_string(), source };
         let games = read_games(path).map_err(named)?.collect::<Result<Vec<_>, _>>().map_err(named)?;
         let count = games.len();
         self.files.push((name.to_string(), games));

@@ -322,7 +322,8 @@ async fn upload(State(state): State<AppState>, query: Result<Query<Params>, Quer
         let path = dir.path().join(&name);
         std::fs::write(&path, &body).map_err(|e| format!("cannot store the upload: {e}"))?;
         let mut file = Library::default();
-        file.load(&path, &name).map(|count| (file, count))
+        // The message names the upload, not where it was stored.
+        file.load(&path, &name).map(|count| (file, count)).map_err(|e| e.to_string())
     })
     .await;
     let (file, count) = loaded.map_err(|_| broken("loading the upload failed"))?.map_err(bad)?;

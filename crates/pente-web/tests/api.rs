@@ -126,6 +126,9 @@ async fn games_positions_graphs_and_pgn() {
     let (status, upload) = call(&state, "POST", "/api/games?name=../bad.csv", "hello\n").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(upload["error"].as_str().unwrap().starts_with("bad.csv:1:"), "{upload}");
+    // The upload's name only: not where the server stored it.
+    let temp = std::env::temp_dir();
+    assert!(!upload["error"].as_str().unwrap().contains(temp.to_str().unwrap()), "{upload}");
     let text = std::fs::read_to_string(sample()).unwrap();
     let (status, upload) = call(&state, "POST", "/api/games?name=more.pgn", &text).await;
     assert_eq!(status, StatusCode::OK, "{upload}");
@@ -161,4 +164,15 @@ async fn searches_take_turns_stream_and_stop_when_dropped() {
         assert!(started.elapsed() < Duration::from_secs(20), "the dropped search goes on");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+#[test]
+fn a_load_error_names_the_file_as_loaded_and_keeps_the_cause() {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-such-games.csv");
+    let error = Library::default().load(&path, "games.csv").unwrap_err();
+    assert!(error.to_string().starts_with("games.csv: cannot open: "), "{error}");
+    assert!(!error.to_string().contains(path.to_str().unwrap()), "{error}");
+    assert_eq!(error.source.path, path);
+    let io = error.source.source.as_ref().and_then(|cause| cause.error().downcast_ref::<std::io::Error>());
+    assert_eq!(io.map(std::io::Error::kind), Some(std::io::ErrorKind::NotFound), "{error:?}");
 }
