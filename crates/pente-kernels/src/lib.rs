@@ -15,6 +15,7 @@
 //! operations, so callers need no second code path.
 
 mod cpu;
+mod gemm;
 mod ops;
 
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -12,11 +12,11 @@ use burn::backend::tensor::FloatTensor;
 use burn::backend::{Autodiff, AutodiffBackend, Backend, ExtensionType, Flex, backend_extension};
 use burn::tensor::{Shape, TensorData};
 
-use ndarray::linalg::general_mat_mul;
-use ndarray::{ArrayView2, ArrayViewMut2};
+use ndarray::ArrayView2;
 use rayon::prelude::*;
 
 use crate::cpu::{self, NormStats, Planes};
+use crate::gemm::gemm;
 
 /// Batch norm's output with the batch statistics it used.
 #[derive(ExtensionType)]
@@ -100,12 +100,6 @@ fn kernel(weight: &FlexTensor) -> (usize, usize) {
     let dims = weight.layout().shape();
     assert!(dims.num_dims() == 4 && dims[2] == dims[3] && dims[2] % 2 == 1, "an odd square kernel");
     (dims[0], dims[2])
-}
-
-/// `c = a b + beta c` on row-major slices.
-fn gemm(a: ArrayView2<f32>, b: ArrayView2<f32>, beta: f32, c: &mut [f32]) {
-    let mut c = ArrayViewMut2::from_shape((a.nrows(), b.ncols()), c).expect("the product's shape");
-    general_mat_mul(1.0, &a, &b, beta, &mut c);
 }
 
 fn matrix(values: &[f32], rows: usize, columns: usize) -> ArrayView2<'_, f32> {

@@ -1,0 +1,120 @@
+//! Matrix products on the `gemm` crate, which picks its AVX-512 or
+//! AVX2/FMA kernels at run time by what the CPU has (`ndarray`'s
+//! `matrixmultiply` has no AVX-512 kernels: on AVX-512 machines training ran
+//! at 0.55-0.58x PyTorch). The crate's one entry point takes raw pointers;
+//! this module is the only `unsafe` of the workspace, behind a safe function
+//! that checks every shape.
+#![allow(unsafe_code)]
+
+use ndarray::ArrayView2;
+
+/// `c = a b + beta c`, with `c` row-major (`a` and `b` may be transposed views).
+///
+/// # Panics
+/// If the shapes do not fit.
+pub(crate) fn gemm(a: ArrayView2<f32>, b: ArrayView2<f32>, beta: f32, c: &mut [f32]) {
+    let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
+    assert_eq!(b.nrows(), k, "the product's inner dimensions");
+    assert_eq!(c.len(), m * n, "the product's size");
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        c.iter_mut().for_each(|x| *x *= beta);
+        return;
+    }
+    let (a_strides, b_strides) = (a.strides(), b.strides());
+    // SAFETY: `a` and `b` are views of initialized memory valid for their
+    // shapes at their strides (ndarray guarantees it), `c` holds exactly
+    // m x n elements at row stride n and column stride 1 (checked above),
+    // and it is borrowed mutably, so it overlaps neither input. `gemm`
+    // computes `dst = alpha dst + beta lhs rhs`, reading `dst` only when
+    // asked: with `read_dst` false, `c`'s old values are never read.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            c.as_mut_ptr(),
+            1,
+            n as isize,
+            beta != 0.0,
+            a.as_ptr(),
+            a_strides[1],
+            a_strides[0],
+            b.as_ptr(),
+            b_strides[1],
+            b_strides[0],
+            beta,
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::linalg::general_mat_mul;
+    use ndarray::{Array2, ArrayView2};
+
+    use super::gemm;
+
+    /// Values with no pattern a wrong stride could hide behind.
+    fn matrix(rows: usize, columns: usize, seed: u32) -> Array2<f32> {
+        Array2::from_shape_fn((rows, columns), |(i, j)| {
+            let x = (i as u32 * 7919 + j as u32 * 104_729 + seed * 31) % 1009;
+            x as f32 / 1009.0 - 0.5
+        })
+    }
+
+    fn reference(a: ArrayView2<f32>, b: ArrayView2<f32>, beta: f32, c: &Array2<f32>) -> Array2<f32> {
+        let mut out = c.clone();
+        general_mat_mul(1.0, &a, &b, beta, &mut out);
+        out
+    }
+
+    fn assert_close(got: &[f32], want: &Array2<f32>) {
+        for (i, (x, y)) in got.iter().zip(want.iter()).enumerate() {
+            assert!((x - y).abs() <= 1e-4 * (1.0 + y.abs()), "element {i}: {x} against {y}");
+        }
+    }
+
+    #[test]
+    fn products_match_ndarray_with_and_without_transposes_and_accumulation() {
+        // The convolution's shapes (outputs x rows x plane on 9x9 and 19x19)
+        // and odd ones that leave partial micro-tiles.
+        for (m, k, n) in [(32, 288, 361), (8, 72, 81), (3, 5, 7), (17, 1, 33), (1, 40, 1)] {
+            let c = matrix(m, n, 3);
+            let a = matrix(m, k, 1);
+            let b = matrix(k, n, 2);
+            for beta in [0.0, 1.0] {
+                let mut got = c.as_standard_layout().to_owned().into_raw_vec_and_offset().0;
+                gemm(a.view(), b.view(), beta, &mut got);
+                assert_close(&got, &reference(a.view(), b.view(), beta, &c));
+            }
+            // Transposed views, as the backward pass passes them.
+            let (at, bt) = (matrix(k, m, 4), matrix(n, k, 5));
+            let mut got = c.as_standard_layout().to_owned().into_raw_vec_and_offset().0;
+            gemm(at.view().reversed_axes(), bt.view().reversed_axes(), 1.0, &mut got);
+            assert_close(&got, &reference(at.view().reversed_axes(), bt.view().reversed_axes(), 1.0, &c));
+        }
+    }
+
+    #[test]
+    fn beta_zero_ignores_what_the_output_held() {
+        let (a, b) = (matrix(4, 3, 1), matrix(3, 5, 2));
+        let mut got = vec![f32::NAN; 20];
+        gemm(a.view(), b.view(), 0.0, &mut got);
+        assert_close(&got, &a.dot(&b));
+    }
+
+    #[test]
+    #[should_panic(expected = "inner dimensions")]
+    fn mismatched_shapes_panic() {
+        let (a, b) = (matrix(4, 3, 1), matrix(4, 5, 2));
+        gemm(a.view(), b.view(), 0.0, &mut [0.0; 20]);
+    }
+}
