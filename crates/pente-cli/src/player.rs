@@ -102,6 +102,15 @@ pub struct LoadedEvaluator {
     pub evaluator: Box<dyn Evaluator>,
     /// E.g. `heuristic evaluator (no network in data/models/default)`.
     pub description: String,
+    /// The description without paths on this machine, for answers to
+    /// others (the web board): e.g. `network campaign-8 (ort)`.
+    pub without_paths: String,
+}
+
+impl LoadedEvaluator {
+    fn new(evaluator: Box<dyn Evaluator>, description: &str) -> LoadedEvaluator {
+        LoadedEvaluator { evaluator, description: description.into(), without_paths: description.into() }
+    }
 }
 
 /// The evaluator for `--model`: `heuristic`, `uniform`, a model directory,
@@ -110,16 +119,10 @@ pub struct LoadedEvaluator {
 pub fn load_evaluator(model: Option<&Path>, backend: &mut LazyBackend) -> anyhow::Result<LoadedEvaluator> {
     match model.and_then(Path::to_str) {
         Some("heuristic") => {
-            return Ok(LoadedEvaluator {
-                evaluator: Box::new(HeuristicEvaluator::default()),
-                description: "heuristic evaluator".into(),
-            });
+            return Ok(LoadedEvaluator::new(Box::new(HeuristicEvaluator::default()), "heuristic evaluator"));
         }
         Some("uniform") => {
-            return Ok(LoadedEvaluator {
-                evaluator: Box::new(UniformEvaluator::default()),
-                description: "uniform priors, zero value".into(),
-            });
+            return Ok(LoadedEvaluator::new(Box::new(UniformEvaluator::default()), "uniform priors, zero value"));
         }
         _ => {}
     }
@@ -127,10 +130,10 @@ pub fn load_evaluator(model: Option<&Path>, backend: &mut LazyBackend) -> anyhow
         Some(path) => path.to_path_buf(),
         None => {
             let Some(default) = default_model_dir() else {
-                return Ok(LoadedEvaluator {
-                    evaluator: Box::new(HeuristicEvaluator::default()),
-                    description: format!("heuristic evaluator (no network in {DEFAULT_MODEL_DIR})"),
-                });
+                return Ok(LoadedEvaluator::new(
+                    Box::new(HeuristicEvaluator::default()),
+                    &format!("heuristic evaluator (no network in {DEFAULT_MODEL_DIR})"),
+                ));
             };
             default
         }
@@ -138,7 +141,8 @@ pub fn load_evaluator(model: Option<&Path>, backend: &mut LazyBackend) -> anyhow
     let backend = backend.get()?;
     let network = backend.load(&path, all_threads())?;
     let description = format!("network {} ({}, {})", network.name(), path.display(), backend.name());
-    Ok(LoadedEvaluator { evaluator: network, description })
+    let without_paths = format!("network {} ({})", network.name(), backend.name());
+    Ok(LoadedEvaluator { evaluator: network, description, without_paths })
 }
 
 /// A backend chosen the first time a network is loaded, so that commands

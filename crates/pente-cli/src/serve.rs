@@ -13,10 +13,18 @@ use crate::player::{BackendArgs, LazyBackend, StrengthArgs, load_evaluator};
 /// Arguments of `pente serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// The address to listen on; 0.0.0.0 serves other machines too (there
-    /// is no login: only on a network you trust).
+    /// The address to listen on; 0.0.0.0 serves other machines too (with
+    /// the token; the connection is plain HTTP: only on a network you trust).
     #[arg(long, default_value = "127.0.0.1")]
     host: String,
+    /// The token every request must carry (default: a new random one, printed
+    /// in the URL to open).
+    #[arg(long, env = "PENTE_SERVE_TOKEN", conflicts_with = "no_token")]
+    token: Option<String>,
+    /// No token: anyone who can reach the port may use the server. Refused
+    /// unless --host is a loopback address.
+    #[arg(long)]
+    no_token: bool,
     /// The port (0: any free one).
     #[arg(long, default_value_t = 8080)]
     port: u16,
@@ -44,7 +52,8 @@ impl EvaluatorSource for Networks {
     fn load(&mut self, model: Option<&Path>) -> Result<(Box<dyn Evaluator>, String), String> {
         let model = model.or(self.default_model.as_deref());
         let loaded = load_evaluator(model, &mut self.backend).map_err(|e| crate::output::describe(&e))?;
-        Ok((loaded.evaluator, loaded.description))
+        // Answers name the network, not where it lies on this machine.
+        Ok((loaded.evaluator, loaded.without_paths))
     }
 }
 
@@ -52,15 +61,21 @@ impl EvaluatorSource for Networks {
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     // The strength flags are checked now, not at the first request.
     args.strength.params()?;
+    let token = match (&args.token, args.no_token) {
+        (Some(token), _) => Some(token.clone()),
+        (None, true) => None,
+        (None, false) => Some(pente_web::Guard::new_token()),
+    };
     let options = ServeOptions {
+        token,
         host: args.host.clone(),
         port: args.port,
         games: args.games.clone(),
         defaults: Defaults { level: args.strength.level, visits: args.strength.visits },
     };
     let networks = Networks { default_model: args.model.clone(), backend: LazyBackend::new(&args.backend) };
-    pente_web::serve(&options, Box::new(networks), |address| {
-        println!("pente serve: open http://{address}/ (Ctrl-C stops)");
+    pente_web::serve(&options, Box::new(networks), |url| {
+        println!("pente serve: open {url} (Ctrl-C stops)");
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -541,6 +541,16 @@ fn serve_refuses_a_bad_game_file_and_a_taken_port() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+#[test]
+fn serve_refuses_another_address_than_loopback_without_a_token() {
+    let out = pente(&["serve", "--host", "0.0.0.0", "--port", "0", "--no-token", "--model", "heuristic"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("0.0.0.0 without a token") && stderr.contains("drop --no-token"), "{stderr}");
+    let out = pente(&["serve", "--token", "t", "--no-token"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
 /// A short self-play sample of every variant (9x9, the heuristic, 8
 /// visits): the games validate, and `pente stats` counts each variant with
 /// its first player's score.

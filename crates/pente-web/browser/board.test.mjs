@@ -7,6 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -22,7 +23,9 @@ const SCREENSHOT = process.env.SCREENSHOT;
 const MODEL = process.env.PENTE_MODEL || "heuristic";
 
 let server;
-let address;
+let address; // the server's root, without the token
+let pageUrl; // the URL `pente serve` printed, with its token
+let token;
 let browser;
 
 // The server on a free port, with the sample games; the heuristic keeps
@@ -33,16 +36,36 @@ async function startServer(args) {
     let out = "";
     child.stdout.on("data", (chunk) => {
       out += chunk;
-      const match = out.match(/open (http:\/\/\S+\/)/);
+      const match = out.match(/open (http:\/\/\S+)/);
       if (match) resolve(match[1]);
     });
     child.on("exit", (code) => reject(new Error(`pente serve exited with ${code}: ${out}`)));
   });
-  return { child, url };
+  const parsed = new URL(url);
+  return { child, url, address: parsed.origin + "/", token: parsed.searchParams.get("token") };
+}
+
+// The API as a script calls it: with the token in its header.
+function api(path, options = {}) {
+  return fetch(address + path, { ...options, headers: { ...options.headers, "x-pente-token": token } });
+}
+
+// A request with headers a browser would not let a page set (Host).
+function raw(path, headers) {
+  const { hostname, port } = new URL(address);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ hostname, port, path, method: "POST", headers }, (res) => {
+      let body = "";
+      res.on("data", (chunk) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode, body }));
+    });
+    req.on("error", reject);
+    req.end('{"moves": ["K10"], "visits": 10}');
+  });
 }
 
 before(async () => {
-  ({ child: server, url: address } = await startServer(["--model", MODEL, "--level", "4"]));
+  ({ child: server, url: pageUrl, address, token } = await startServer(["--model", MODEL, "--level", "4"]));
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -59,7 +82,7 @@ async function openPage() {
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   const errors = [];
   page.on("pageerror", (error) => errors.push(error.message));
-  await page.goto(address);
+  await page.goto(pageUrl);
   await page.waitForSelector('[data-point="K10"]');
   return { page, errors };
 }
@@ -143,7 +166,7 @@ test("a loaded game steps through, and its graph draws", async () => {
   assert.ok(games.games_read > 0);
   assert.equal(await page.locator('[data-testid="game-list"] option').count(), games.games_read);
   await page.selectOption('[data-testid="game-list"]', "0");
-  const first = await (await fetch(address + "api/games")).json();
+  const first = await (await api("api/games")).json();
   const length = first.games[0].moves.length;
   await page.waitForFunction((n) => document.querySelector('[data-testid="status"]').dataset.plies === String(n), length);
   await page.click('[data-testid="first"]');
@@ -201,8 +224,21 @@ test("the explorer shows the numbers of pente stats", async () => {
   await page.close();
 });
 
+test("requests without the token, from another site or under another name are refused", async () => {
+  assert.equal((await fetch(address + "api/info")).status, 401);
+  assert.equal((await fetch(address)).status, 401);
+  const good = { "x-pente-token": token, "content-type": "text/plain" };
+  assert.equal((await raw("/api/analyze", good)).status, 200);
+  const cross = await raw("/api/analyze", { ...good, origin: "http://evil.example" });
+  assert.equal(cross.status, 403);
+  assert.match(JSON.parse(cross.body).error, /evil\.example/);
+  const rebound = await raw("/api/analyze", { ...good, host: `evil.example:${new URL(address).port}` });
+  assert.equal(rebound.status, 403);
+  assert.equal((await raw("/api/analyze", { "content-type": "text/plain" })).status, 401);
+});
+
 test("the API answers bad requests with a JSON error and keeps serving", async () => {
-  const post = (path, body) => fetch(address + path, { method: "POST", body });
+  const post = (path, body) => api(path, { method: "POST", body });
   for (const [path, body, words] of [
     ["api/analyze", "{", "not JSON"],
     ["api/analyze", '{"moves": ["K10", "K10"]}', "move 2"],
@@ -215,7 +251,7 @@ test("the API answers bad requests with a JSON error and keeps serving", async (
     assert.equal(response.status, 400, `${path} ${body}`);
     assert.match((await response.json()).error, new RegExp(words), `${path} ${body}`);
   }
-  assert.equal((await fetch(address + "api/nothing")).status, 404);
+  assert.equal((await api("api/nothing")).status, 404);
   const ok = await post("api/analyze", '{"id": 7, "moves": ["K10"], "visits": 50}');
   assert.equal(ok.status, 200);
   const answer = await ok.json();
@@ -229,21 +265,21 @@ test("the API answers bad requests with a JSON error and keeps serving", async (
 test("several tabs analyse at once; a closed one stops its search", async () => {
   const request = (visits) => encodeURIComponent(JSON.stringify({ moves: ["K10"], visits }));
   const long = new AbortController();
-  const stream = await fetch(`${address}api/analyze/stream?request=${request(1000000)}`, { signal: long.signal });
+  const stream = await api(`api/analyze/stream?request=${request(1000000)}`, { signal: long.signal });
   const reader = stream.body.getReader();
   const { value } = await reader.read();
   assert.match(new TextDecoder().decode(value), /event: update/);
   // A second search is served while the first runs, and the first stops
   // once its client goes away.
   const started = Date.now();
-  const quick = await (await fetch(address + "api/analyze", { method: "POST", body: '{"moves": ["K10"], "visits": 300}' })).json();
+  const quick = await (await api("api/analyze", { method: "POST", body: '{"moves": ["K10"], "visits": 300}' })).json();
   assert.equal(quick.visits, 300);
-  assert.equal((await (await fetch(address + "api/info")).json()).searches_running, 1);
+  assert.equal((await (await api("api/info")).json()).searches_running, 1);
   long.abort();
   let running = 1;
   for (let i = 0; i < 100 && running > 0; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    running = (await (await fetch(address + "api/info")).json()).searches_running;
+    running = (await (await api("api/info")).json()).searches_running;
   }
   assert.equal(running, 0, "the search of the closed connection stopped");
   assert.ok(Date.now() - started < 60000);

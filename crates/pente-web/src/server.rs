@@ -23,6 +23,7 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::engine::Engine;
+use crate::guard::Guard;
 use crate::library::Library;
 use crate::protocol::{Defaults, Failure, Request};
 
@@ -31,7 +32,7 @@ const INDEX_HTML: &str = include_str!("../assets/index.html");
 const APP_JS: &str = include_str!("../assets/app.js");
 const STYLE_CSS: &str = include_str!("../assets/style.css");
 
-/// Uploaded game files may be this large.
+/// Uploaded game files may be this large (64 MiB); a larger body gets a 413.
 const MAX_UPLOAD: usize = 64 << 20;
 
 /// Visits a position for the win-rate graph, unless the request says.
@@ -46,6 +47,8 @@ pub struct AppState {
     pub library: Arc<RwLock<Library>>,
     /// The strength of requests that give none.
     pub defaults: Defaults,
+    /// Who may use the server.
+    pub guard: Arc<Guard>,
 }
 
 /// The routes of `pente serve`.
@@ -70,6 +73,7 @@ pub fn router(state: AppState) -> Router {
             }
         })
         .layer(DefaultBodyLimit::max(MAX_UPLOAD))
+        .layer(axum::middleware::from_fn_with_state(state.guard.clone(), crate::guard::check))
         .with_state(state)
 }
 
@@ -106,6 +110,19 @@ fn bad(message: impl Into<String>) -> ApiError {
 /// A 500: the server's.
 fn broken(message: &str) -> ApiError {
     ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, id: None, message: message.into() }
+}
+
+/// A 429 when [`Guard::max_searches`] searches are running.
+fn admit(state: &AppState) -> Result<(), ApiError> {
+    let running = state.engine.running();
+    if running < state.guard.max_searches {
+        return Ok(());
+    }
+    Err(ApiError {
+        status: StatusCode::TOO_MANY_REQUESTS,
+        id: None,
+        message: format!("{running} searches are running, the most this server takes: try again when one has finished"),
+    })
 }
 
 fn engine_gone() -> ApiError {
@@ -255,6 +272,7 @@ async fn position(body: Bytes) -> Answer {
 
 /// `POST /api/analyze`: the engine's request object in, its response out.
 async fn analyze(State(state): State<AppState>, body: Bytes) -> Answer {
+    admit(&state)?;
     let prepared = Request::parse(&String::from_utf8_lossy(&body))?.prepare(state.defaults)?;
     let mut updates = state.engine.search(prepared, false);
     while let Some(update) = updates.recv().await {
@@ -273,6 +291,7 @@ async fn analyze_stream(State(state): State<AppState>, query: Result<Query<Param
     let query = query_of(query)?;
     let text = query.get("request").ok_or_else(|| bad("give the engine request as ?request=JSON"))?;
     let prepared = Request::parse(text)?.prepare(state.defaults)?;
+    admit(&state)?;
     let updates = ReceiverStream::new(state.engine.search(prepared, true));
     let events = updates.map(|update| {
         let event = match update {
@@ -301,6 +320,7 @@ async fn graph(State(state): State<AppState>, body: Bytes) -> Answer {
     if visits == 0 || visits > 10_000 {
         return Err(bad(format!("visits must be between 1 and 10000, not {visits}")));
     }
+    admit(&state)?;
     let graph = state.engine.graph(game.positions().to_vec(), visits, request.model).recv().await;
     Ok(Json(graph.ok_or_else(engine_gone)?.map_err(bad)?).into_response())
 }

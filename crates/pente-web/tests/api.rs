@@ -10,7 +10,7 @@ use axum::http::{Request, StatusCode};
 use pente_analysis::{ReportOptions, Stats, StatsOptions};
 use pente_search::{Evaluator, UniformEvaluator};
 use pente_web::protocol::Defaults;
-use pente_web::{AppState, Engine, EvaluatorSource, Library, router};
+use pente_web::{AppState, Engine, EvaluatorSource, Guard, Library, router};
 use serde_json::Value;
 use tower::ServiceExt;
 
@@ -30,6 +30,10 @@ fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/sample-games.pgn")
 }
 
+const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+const HOST: &str = "127.0.0.1:8080";
+
+/// A server on 127.0.0.1:8080 with the token [`TOKEN`].
 fn state() -> AppState {
     let mut library = Library::default();
     library.load(&sample(), "sample-games.pgn").unwrap();
@@ -37,11 +41,20 @@ fn state() -> AppState {
         engine: Engine::start(Box::new(Uniform)),
         library: Arc::new(RwLock::new(library)),
         defaults: Defaults::default(),
+        guard: Arc::new(Guard::new(Some(TOKEN.into()), Some(Guard::loopback_hosts(8080)), 8080)),
     }
 }
 
+/// A request as a script sends it: the server's name and the token.
+fn request(method: &str, uri: &str) -> axum::http::request::Builder {
+    Request::builder().method(method).uri(uri).header("host", HOST).header(pente_web::guard::TOKEN_HEADER, TOKEN)
+}
+
 async fn call(state: &AppState, method: &str, uri: &str, body: &str) -> (StatusCode, Value) {
-    let request = Request::builder().method(method).uri(uri).body(Body::from(body.to_string())).unwrap();
+    send(state, request(method, uri).body(Body::from(body.to_string())).unwrap()).await
+}
+
+async fn send(state: &AppState, request: Request<Body>) -> (StatusCode, Value) {
     let response = router(state.clone()).oneshot(request).await.unwrap();
     let status = response.status();
     let bytes = axum::body::to_bytes(response.into_body(), 1 << 24).await.unwrap();
@@ -134,7 +147,7 @@ async fn games_positions_graphs_and_pgn() {
     assert_eq!(status, StatusCode::OK, "{upload}");
     assert_eq!(upload["games"].as_array().unwrap().len(), 2 * games.len());
 
-    let request = Request::builder().method("POST").uri("/api/pgn").body(Body::from(body)).unwrap();
+    let request = request("POST", "/api/pgn").body(Body::from(body)).unwrap();
     let response = router(state.clone()).oneshot(request).await.unwrap();
     let pgn = String::from_utf8(axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap().to_vec()).unwrap();
     let record = &pente_records::parse_pgn(&pgn).unwrap()[0];
@@ -175,4 +188,95 @@ fn a_load_error_names_the_file_as_loaded_and_keeps_the_cause() {
     assert_eq!(error.source.path, path);
     let io = error.source.source.as_ref().and_then(|cause| cause.error().downcast_ref::<std::io::Error>());
     assert_eq!(io.map(std::io::Error::kind), Some(std::io::ErrorKind::NotFound), "{error:?}");
+}
+
+#[tokio::test]
+async fn requests_without_the_token_or_from_other_sites_or_names_are_refused() {
+    let state = state();
+    let analysis = r#"{"moves": ["K10"], "visits": 10}"#;
+    // No token: neither the API nor the page.
+    let bare = |method: &str, uri: &str| Request::builder().method(method).uri(uri).header("host", HOST);
+    let (status, answer) = send(&state, bare("POST", "/api/analyze").body(Body::from(analysis)).unwrap()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{answer}");
+    assert!(answer["error"].as_str().unwrap().contains("token"), "{answer}");
+    assert_eq!(send(&state, bare("GET", "/").body(Body::empty()).unwrap()).await.0, StatusCode::UNAUTHORIZED);
+    let wrong = bare("GET", "/api/info").header(pente_web::guard::TOKEN_HEADER, "0123");
+    assert_eq!(send(&state, wrong.body(Body::empty()).unwrap()).await.0, StatusCode::UNAUTHORIZED);
+    // The page's assets hold no secret.
+    assert_eq!(send(&state, bare("GET", "/app.js").body(Body::empty()).unwrap()).await.0, StatusCode::OK);
+
+    // Another site's page posting text/plain, as any page may without asking.
+    let cross =
+        request("POST", "/api/analyze").header("origin", "http://evil.example").header("content-type", "text/plain");
+    let (status, answer) = send(&state, cross.body(Body::from(analysis)).unwrap()).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{answer}");
+    assert!(answer["error"].as_str().unwrap().contains("evil.example"), "{answer}");
+    // The page's own requests carry its origin.
+    let same = request("POST", "/api/analyze").header("origin", format!("http://{HOST}"));
+    assert_eq!(send(&state, same.body(Body::from(analysis)).unwrap()).await.0, StatusCode::OK);
+
+    // A name rebound to this machine, even with the token.
+    let rebound = Request::builder()
+        .uri("/api/info")
+        .header("host", "evil.example:8080")
+        .header(pente_web::guard::TOKEN_HEADER, TOKEN);
+    let (status, answer) = send(&state, rebound.body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{answer}");
+    let no_host = Request::builder().uri("/api/info").header(pente_web::guard::TOKEN_HEADER, TOKEN);
+    assert_eq!(send(&state, no_host.body(Body::empty()).unwrap()).await.0, StatusCode::FORBIDDEN);
+    for host in ["localhost:8080", "[::1]:8080"] {
+        let named = request("GET", "/api/info").header("host", host);
+        let mut named = named.body(Body::empty()).unwrap();
+        named.headers_mut().insert("host", host.parse().unwrap());
+        assert_eq!(send(&state, named).await.0, StatusCode::OK, "{host}");
+    }
+}
+
+#[tokio::test]
+async fn the_token_in_the_url_becomes_a_cookie_that_opens_the_page_and_the_api() {
+    let state = state();
+    let first = Request::builder().uri(format!("/?token={TOKEN}")).header("host", HOST).body(Body::empty()).unwrap();
+    let response = router(state.clone()).oneshot(first).await.unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(response.headers()["location"], "/");
+    let cookie = response.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(cookie.starts_with(&format!("pente_token_8080={TOKEN};")) && cookie.contains("HttpOnly"), "{cookie}");
+    let cookie = cookie.split(';').next().unwrap().to_string();
+    let with_cookie = |uri: &str| Request::builder().uri(uri).header("host", HOST).header("cookie", cookie.clone());
+    let page = router(state.clone()).oneshot(with_cookie("/").body(Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    assert_eq!(send(&state, with_cookie("/api/info").body(Body::empty()).unwrap()).await.0, StatusCode::OK);
+    // Another server's cookie (another port) is not this one's.
+    let other =
+        Request::builder().uri("/api/info").header("host", HOST).header("cookie", format!("pente_token_8081={TOKEN}"));
+    assert_eq!(send(&state, other.body(Body::empty()).unwrap()).await.0, StatusCode::UNAUTHORIZED);
+    let wrong = Request::builder().uri("/?token=nope").header("host", HOST).body(Body::empty()).unwrap();
+    assert_eq!(send(&state, wrong).await.0, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn searches_beyond_the_limit_get_a_429_and_large_bodies_a_413() {
+    let mut state = state();
+    let mut guard = (*state.guard).clone();
+    guard.max_searches = 0;
+    state.guard = Arc::new(guard);
+    let (status, answer) = call(&state, "POST", "/api/analyze", r#"{"moves": ["K10"], "visits": 10}"#).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{answer}");
+    assert!(answer["error"].as_str().unwrap().contains("try again"), "{answer}");
+    let (status, _) = call(&state, "GET", "/api/analyze/stream?request=%7B%7D", "").await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    // Positions and the explorer are not searches.
+    assert_eq!(call(&state, "POST", "/api/position", r#"{"moves": ["K10"]}"#).await.0, StatusCode::OK);
+    let huge = "x".repeat((64 << 20) + 1);
+    assert_eq!(call(&state, "POST", "/api/games?name=big.pgn", &huge).await.0, StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+#[test]
+fn loopback_names_are_told_from_others() {
+    for host in ["127.0.0.1", "localhost", "::1", "[::1]", "127.0.0.2"] {
+        assert!(pente_web::is_loopback(host), "{host}");
+    }
+    for host in ["0.0.0.0", "192.168.1.2", "pente.lan", ""] {
+        assert!(!pente_web::is_loopback(host), "{host}");
+    }
 }
