@@ -71,9 +71,32 @@ impl Library {
         Ok(count)
     }
 
-    /// Adds the files of `other` after these.
+    /// Adds the files of `other` after these; a file of a name already
+    /// loaded replaces it (an upload sent again).
     pub fn append(&mut self, other: Library) {
-        self.files.extend(other.files);
+        for (name, games) in other.files {
+            self.files.retain(|(loaded, _)| *loaded != name);
+            self.files.push((name, games));
+        }
+    }
+
+    /// Games in all files.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.files.iter().map(|(_, games)| games.len()).sum()
+    }
+
+    /// Games in all files but the one named `name`: what stays when a new
+    /// file of that name replaces it.
+    #[must_use]
+    pub fn len_without(&self, name: &str) -> usize {
+        self.files.iter().filter(|(loaded, _)| loaded != name).map(|(_, games)| games.len()).sum()
+    }
+
+    /// Whether no game is loaded.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// The files loaded, in order.

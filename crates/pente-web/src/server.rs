@@ -35,6 +35,10 @@ const STYLE_CSS: &str = include_str!("../assets/style.css");
 /// Uploaded game files may be this large (64 MiB); a larger body gets a 413.
 const MAX_UPLOAD: usize = 64 << 20;
 
+/// Games the board keeps, loaded and uploaded together: an upload beyond
+/// gets a 413, so that uploads cannot fill the server's memory.
+const MAX_LIBRARY_GAMES: usize = 200_000;
+
 /// Visits a position for the win-rate graph, unless the request says.
 const GRAPH_VISITS: u32 = 32;
 
@@ -337,7 +341,9 @@ async fn upload(State(state): State<AppState>, query: Result<Query<Params>, Quer
     let name = query_of(query)?.get("name").cloned().unwrap_or_else(|| "upload".into());
     // Only the file name: its extension says the format; no path is used.
     let name = std::path::Path::new(&name).file_name().map_or("upload".into(), |n| n.to_string_lossy().to_string());
+    let stored = name.clone();
     let loaded = tokio::task::spawn_blocking(move || {
+        let name = stored;
         let dir = tempfile::tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
         let path = dir.path().join(&name);
         std::fs::write(&path, &body).map_err(|e| format!("cannot store the upload: {e}"))?;
@@ -348,6 +354,16 @@ async fn upload(State(state): State<AppState>, query: Result<Query<Params>, Quer
     .await;
     let (file, count) = loaded.map_err(|_| broken("loading the upload failed"))?.map_err(bad)?;
     let mut library = state.library.write().map_err(|_| broken("the game library is unwritable"))?;
+    let after = library.len_without(&name) + count;
+    if after > MAX_LIBRARY_GAMES {
+        return Err(ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            id: None,
+            message: format!(
+                "the board keeps at most {MAX_LIBRARY_GAMES} games; with this upload it would hold {after}"
+            ),
+        });
+    }
     library.append(file);
     Ok(Json(json!({ "loaded": count, "files": library.files(), "games": library.entries() })).into_response())
 }

@@ -146,6 +146,11 @@ async fn games_positions_graphs_and_pgn() {
     let (status, upload) = call(&state, "POST", "/api/games?name=more.pgn", &text).await;
     assert_eq!(status, StatusCode::OK, "{upload}");
     assert_eq!(upload["games"].as_array().unwrap().len(), 2 * games.len());
+    // The same file sent again replaces itself: uploads cannot pile up.
+    let (status, upload) = call(&state, "POST", "/api/games?name=more.pgn", &text).await;
+    assert_eq!(status, StatusCode::OK, "{upload}");
+    assert_eq!(upload["games"].as_array().unwrap().len(), 2 * games.len());
+    assert_eq!(upload["files"].as_array().unwrap().len(), 2, "{}", upload["files"]);
 
     let request = request("POST", "/api/pgn").body(Body::from(body)).unwrap();
     let response = router(state.clone()).oneshot(request).await.unwrap();
