@@ -6,7 +6,12 @@
 //! Jupyter does). The page's URL carries the token once; the server trades
 //! it for a cookie and sends the browser on to `/`.
 
-use axum::extract::{Request, State};
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -19,6 +24,9 @@ pub const TOKEN_HEADER: &str = "x-pente-token";
 /// Searches (live analyses, analyses and graphs) running at once, all
 /// clients together; one more gets a 429.
 pub const MAX_SEARCHES: usize = 16;
+
+/// Searches one client (one address) may run at once; one more gets a 429.
+pub const MAX_SEARCHES_PER_CLIENT: usize = 8;
 
 /// What the server lets in.
 #[derive(Debug, Clone)]
@@ -34,6 +42,31 @@ pub struct Guard {
     cookie: String,
     /// See [`MAX_SEARCHES`].
     pub max_searches: usize,
+    /// See [`MAX_SEARCHES_PER_CLIENT`].
+    pub max_searches_per_client: usize,
+    /// Searches running per client address (`None`: a connection with no
+    /// address, as in tests).
+    clients: Arc<Mutex<HashMap<Option<IpAddr>, usize>>>,
+}
+
+/// A client's claim on one of its searches, given back when dropped: when
+/// the answer is sent, or when a live analysis's connection closes.
+#[derive(Debug)]
+pub(crate) struct Permit {
+    clients: Arc<Mutex<HashMap<Option<IpAddr>, usize>>>,
+    client: Option<IpAddr>,
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        let mut clients = self.clients.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = clients.get_mut(&self.client) {
+            *count -= 1;
+            if *count == 0 {
+                clients.remove(&self.client);
+            }
+        }
+    }
 }
 
 impl Guard {
@@ -41,7 +74,33 @@ impl Guard {
     /// needed), accepting the `Host` names `hosts` (`None`: any).
     #[must_use]
     pub fn new(token: Option<String>, hosts: Option<Vec<String>>, port: u16) -> Guard {
-        Guard { token, hosts, cookie: format!("pente_token_{port}"), max_searches: MAX_SEARCHES }
+        Guard {
+            token,
+            hosts,
+            cookie: format!("pente_token_{port}"),
+            max_searches: MAX_SEARCHES,
+            max_searches_per_client: MAX_SEARCHES_PER_CLIENT,
+            clients: Arc::default(),
+        }
+    }
+
+    /// A permit for one more search of `client`, or why not: `running`
+    /// searches in all, or the client's own, are at their limits.
+    pub(crate) fn admit(&self, client: Option<IpAddr>, running: usize) -> Result<Permit, String> {
+        if running >= self.max_searches {
+            return Err(format!(
+                "{running} searches are running, the most this server takes: try again when one has finished"
+            ));
+        }
+        let mut clients = self.clients.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = clients.entry(client).or_insert(0);
+        if *count >= self.max_searches_per_client {
+            return Err(format!(
+                "this client runs {count} searches, the most one client may: try again when one has finished"
+            ));
+        }
+        *count += 1;
+        Ok(Permit { clients: self.clients.clone(), client })
     }
 
     /// The names of this machine's loopback addresses with `port`, as a
@@ -88,6 +147,18 @@ impl Guard {
             .filter_map(|pair| pair.trim().split_once('='))
             .find(|(name, _)| *name == self.cookie)
             .map(|(_, value)| value)
+    }
+}
+
+/// The address a request came from, when the server knows it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Client(pub Option<IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Client {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Client, Self::Rejection> {
+        Ok(Client(parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip())))
     }
 }
 
@@ -174,6 +245,22 @@ mod tests {
         headers.insert(TOKEN_HEADER, HeaderValue::from_static("h"));
         assert_eq!(guard.carried(&headers), Some("h"));
         assert_eq!(guard.carried(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn searches_are_limited_per_client_and_in_all_and_given_back() {
+        let mut guard = Guard::new(None, None, 1);
+        guard.max_searches_per_client = 2;
+        let (a, b): (Option<IpAddr>, Option<IpAddr>) = (Some([10, 0, 0, 1].into()), Some([10, 0, 0, 2].into()));
+        let first = guard.admit(a, 0).unwrap();
+        let _second = guard.admit(a, 1).unwrap();
+        assert!(guard.admit(a, 2).unwrap_err().contains("this client runs 2"));
+        let other = guard.admit(b, 2).unwrap();
+        drop(first);
+        let _third = guard.admit(a, 2).unwrap();
+        assert!(guard.admit(b, MAX_SEARCHES).unwrap_err().contains("16 searches are running"));
+        drop(other);
+        assert_eq!(guard.clients.lock().unwrap().get(&b), None);
     }
 
     #[test]

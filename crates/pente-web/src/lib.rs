@@ -130,7 +130,7 @@ pub fn serve(
             None => format!("http://{bound}/"),
         };
         ready(&url);
-        axum::serve(listener, router(state))
+        axum::serve(listener, router(state).into_make_service_with_connect_info::<SocketAddr>())
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
             })

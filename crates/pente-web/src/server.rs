@@ -23,7 +23,7 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::engine::Engine;
-use crate::guard::Guard;
+use crate::guard::{Client, Guard, Permit};
 use crate::library::Library;
 use crate::protocol::{Defaults, Failure, Request};
 
@@ -116,16 +116,13 @@ fn broken(message: &str) -> ApiError {
     ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, id: None, message: message.into() }
 }
 
-/// A 429 when [`Guard::max_searches`] searches are running.
-fn admit(state: &AppState) -> Result<(), ApiError> {
-    let running = state.engine.running();
-    if running < state.guard.max_searches {
-        return Ok(());
-    }
-    Err(ApiError {
+/// A permit for one more search, or a 429 when the server or this client
+/// runs as many as it may ([`Guard::admit`]).
+fn admit(state: &AppState, client: Client) -> Result<Permit, ApiError> {
+    state.guard.admit(client.0, state.engine.running()).map_err(|message| ApiError {
         status: StatusCode::TOO_MANY_REQUESTS,
         id: None,
-        message: format!("{running} searches are running, the most this server takes: try again when one has finished"),
+        message,
     })
 }
 
@@ -275,8 +272,8 @@ async fn position(body: Bytes) -> Answer {
 }
 
 /// `POST /api/analyze`: the engine's request object in, its response out.
-async fn analyze(State(state): State<AppState>, body: Bytes) -> Answer {
-    admit(&state)?;
+async fn analyze(State(state): State<AppState>, client: Client, body: Bytes) -> Answer {
+    let _permit = admit(&state, client)?;
     let prepared = Request::parse(&String::from_utf8_lossy(&body))?.prepare(state.defaults)?;
     let mut updates = state.engine.search(prepared, false);
     while let Some(update) = updates.recv().await {
@@ -291,13 +288,19 @@ async fn analyze(State(state): State<AppState>, body: Bytes) -> Answer {
 /// `GET /api/analyze/stream?request=JSON`: server-sent events, an `update`
 /// after every slice of the search and a `done` with the final response
 /// (or one `failure`). Closing the connection stops the search.
-async fn analyze_stream(State(state): State<AppState>, query: Result<Query<Params>, QueryRejection>) -> Answer {
+async fn analyze_stream(
+    State(state): State<AppState>,
+    client: Client,
+    query: Result<Query<Params>, QueryRejection>,
+) -> Answer {
     let query = query_of(query)?;
     let text = query.get("request").ok_or_else(|| bad("give the engine request as ?request=JSON"))?;
     let prepared = Request::parse(text)?.prepare(state.defaults)?;
-    admit(&state)?;
+    let permit = admit(&state, client)?;
     let updates = ReceiverStream::new(state.engine.search(prepared, true));
-    let events = updates.map(|update| {
+    // The permit lives as long as the stream: until the search ends or the client goes.
+    let events = updates.map(move |update| {
+        let _held = &permit;
         let event = match update {
             Ok(update) => {
                 Event::default().event(if update.done { "done" } else { "update" }).json_data(update.response)
@@ -317,14 +320,14 @@ fn query_of(query: Result<Query<Params>, QueryRejection>) -> Result<Params, ApiE
 }
 
 /// `POST /api/graph`: White's win rate after every move of a game.
-async fn graph(State(state): State<AppState>, body: Bytes) -> Answer {
+async fn graph(State(state): State<AppState>, client: Client, body: Bytes) -> Answer {
     let request: PositionRequest = parse_body(&body)?;
     let game = request.game()?;
     let visits = request.visits.unwrap_or(GRAPH_VISITS);
     if visits == 0 || visits > 10_000 {
         return Err(bad(format!("visits must be between 1 and 10000, not {visits}")));
     }
-    admit(&state)?;
+    let _permit = admit(&state, client)?;
     let graph = state.engine.graph(game.positions().to_vec(), visits, request.model).recv().await;
     Ok(Json(graph.ok_or_else(engine_gone)?.map_err(bad)?).into_response())
 }

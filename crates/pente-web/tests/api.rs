@@ -270,6 +270,13 @@ async fn searches_beyond_the_limit_get_a_429_and_large_bodies_a_413() {
     assert!(answer["error"].as_str().unwrap().contains("try again"), "{answer}");
     let (status, _) = call(&state, "GET", "/api/analyze/stream?request=%7B%7D", "").await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    // One client's own limit, the server's not reached.
+    let mut guard = (*state.guard).clone();
+    (guard.max_searches, guard.max_searches_per_client) = (16, 0);
+    state.guard = Arc::new(guard);
+    let (status, answer) = call(&state, "POST", "/api/graph", r#"{"moves": ["K10"]}"#).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{answer}");
+    assert!(answer["error"].as_str().unwrap().contains("this client"), "{answer}");
     // Positions and the explorer are not searches.
     assert_eq!(call(&state, "POST", "/api/position", r#"{"moves": ["K10"]}"#).await.0, StatusCode::OK);
     let huge = "x".repeat((64 << 20) + 1);
