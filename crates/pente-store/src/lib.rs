@@ -3,10 +3,13 @@
 //! directory (local disk, or a shared file system such as NFS) or in object
 //! storage (S3 and S3-compatible servers, GCS, Azure) through `object_store`.
 //! A reader never sees a partial model or chunk, and a chunk is committed
-//! at most once however many attempts at it run.
+//! at most once however many attempts at it run. Operations that fail for
+//! a reason that may pass (a 5xx, a time-out, a throttled bucket) are tried
+//! again with backoff.
 
 mod error;
 mod objects;
+mod retry;
 mod store;
 
 pub use error::StoreError;

@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::StoreError;
 use crate::objects::{CloudObjects, DirObjects, Objects, unique_suffix};
+use crate::retry::{RetryPolicy, Retrying};
 
 const STORE_FILE: &str = "store.json";
 const CURRENT_FILE: &str = "current.json";
@@ -168,6 +169,7 @@ impl Store {
             Some(_) => Box::new(CloudObjects::new(spec)?),
             None => Box::new(DirObjects::new(PathBuf::from(spec))),
         };
+        let objects = Box::new(Retrying::new(objects, RetryPolicy::default()));
         Ok(Store { objects, spec: spec.to_string(), cache: default_cache(spec), known: Mutex::new(BTreeMap::new()) })
     }
 
