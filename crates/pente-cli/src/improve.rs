@@ -69,6 +69,9 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
             bar.set_length(want);
             bar.set_position(have.min(want));
         }
+        LoopEvent::SetAside { manifest, reason } => {
+            bars.suspend(|| eprintln!("store: set aside {manifest}: {reason}"));
+        }
         LoopEvent::Step(s) => {
             bar.set_style(style("  train    {bar:30} {pos}/{len} steps  eta {eta}  {msg}"));
             crate::train::show_step(&bar, s);

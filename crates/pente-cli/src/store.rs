@@ -96,6 +96,13 @@ fn status(store: &Store) -> anyhow::Result<ExitCode> {
     }
     let games: u64 = chunks.iter().map(|c| c.games).sum();
     println!("{:<24} {:>7} {:>8} {:>9}", "total", chunks.len(), games, chunks.iter().map(|c| c.samples).sum::<u64>());
+    let aside = store.set_aside()?;
+    if !aside.is_empty() {
+        println!("set aside (left out of training): {}", aside.len());
+        for chunk in &aside {
+            println!("  {}: {}", chunk.manifest, chunk.reason);
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -205,11 +212,18 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The local directories of every chunk of the store at `spec` (none
-/// without a store), oldest first.
+/// The local directories of every usable chunk of the store at `spec`
+/// (none without a store), oldest first; each chunk set aside, before or
+/// now, is named on stderr.
 pub fn chunk_dirs(spec: Option<&str>) -> anyhow::Result<Vec<PathBuf>> {
     let Some(spec) = spec else { return Ok(Vec::new()) };
     let store = Store::open(spec)?;
-    let chunks = store.chunks()?;
-    Ok(chunks.iter().map(|chunk| store.chunk_dir(chunk)).collect::<Result<_, _>>()?)
+    let mut dirs = Vec::new();
+    for chunk in store.chunks()? {
+        dirs.extend(store.usable_chunk_dir(&chunk)?);
+    }
+    for aside in store.set_aside()? {
+        eprintln!("store {spec}: set aside {}: {}", aside.manifest, aside.reason);
+    }
+    Ok(dirs)
 }

@@ -168,6 +168,21 @@ fn workers_share_a_directory_store_and_the_trainer_sees_every_game() {
     assert!(stdout.contains(&format!("{} games in the store", 4 * GAMES)), "{stdout}");
     let status = String::from_utf8(env.pente(&["store", "status", "--store", &env.store]).stdout).unwrap();
     assert!(status.lines().any(|l| l.split_whitespace().take(3).eq(["ci-trainer", "1", "24"])), "{status}");
+
+    // A chunk whose samples file was cut short is set aside, not fatal:
+    // validate goes on with the others and says so; status lists it.
+    let samples = dirs[0].join("samples.bin");
+    let bytes = std::fs::read(&samples).unwrap();
+    std::fs::write(&samples, &bytes[..bytes.len() / 2]).unwrap();
+    let out = env.pente(&["validate", "--store", &env.store, "--quiet"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("set aside chunks/a/000000.json") && stderr.contains("samples.bin"), "{stderr}");
+    let report = String::from_utf8_lossy(&out.stdout);
+    let left = 2 * (4 * GAMES - CHUNK);
+    assert!(report.contains(&format!("total: {left} games: {left} valid, 0 invalid")), "{report}");
+    let status = String::from_utf8(env.pente(&["store", "status", "--store", &env.store]).stdout).unwrap();
+    assert!(status.contains("set aside (left out of training): 1"), "{status}");
+    assert!(status.lines().any(|l| l.split_whitespace().take(3).eq(["a", "3", "9"])), "{status}");
 }
 
 /// A free TCP port on this machine.

@@ -99,7 +99,8 @@ pub fn run_worker(
             Some(target) => (target - totals.games).min(options.chunk_games),
             None => options.chunk_games,
         };
-        let index = done.last().map_or(0, |c| c.index + 1);
+        // After every chunk committed, those set aside too: no game twice.
+        let index = store.next_chunk_index(&options.id)?;
         if let Some(chunk) = play_chunk(store, config, &options.id, index, size, &options.work, backend, report)? {
             totals.chunks += 1;
             totals.new_games += chunk.games;

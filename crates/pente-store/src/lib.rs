@@ -13,4 +13,4 @@ mod retry;
 mod store;
 
 pub use error::StoreError;
-pub use store::{Chunk, FileEntry, SELFPLAY_FILE, Store, check_name};
+pub use store::{Chunk, FileEntry, SELFPLAY_FILE, SetAside, Store, check_name};

@@ -36,6 +36,22 @@ const CURRENT_FILE: &str = "current.json";
 pub const SELFPLAY_FILE: &str = "selfplay.toml";
 const FORMAT: u32 = 1;
 
+/// Where markers of chunks set aside go: `set-aside/<manifest key>`.
+const SET_ASIDE: &str = "set-aside/";
+
+/// A chunk left out of training: its manifest does not parse, or its files
+/// are missing or not the sizes its manifest gives. Its manifest stays, so
+/// its worker's next chunk takes the next number and no game is played twice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetAside {
+    /// The manifest's key, e.g. `chunks/w1/000003.json`.
+    pub manifest: String,
+    /// What is wrong with it.
+    pub reason: String,
+    /// When it was set aside, in milliseconds since 1970.
+    pub at_ms: u64,
+}
+
 /// One file of a model or chunk, with its size for checking a download.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEntry {
@@ -71,6 +87,12 @@ impl Chunk {
     #[must_use]
     pub fn name(&self) -> String {
         format!("{}/{:06}", self.worker, self.index)
+    }
+
+    /// Its manifest's key, e.g. `chunks/w1/000003.json`.
+    #[must_use]
+    pub fn manifest_key(&self) -> String {
+        format!("chunks/{}/{:06}.json", self.worker, self.index)
     }
 
     fn data_prefix(&self) -> String {
@@ -317,12 +339,82 @@ impl Store {
         result.map(|()| target.to_path_buf())
     }
 
-    /// Every committed chunk, oldest first (by commit time, then worker and index).
+    /// Every committed chunk not set aside, oldest first (by commit time,
+    /// then worker and index). A manifest that does not parse is set aside
+    /// here, and left out.
     ///
     /// # Errors
     /// [`StoreError`] if the listing or a manifest cannot be read.
     pub fn chunks(&self) -> Result<Vec<Chunk>, StoreError> {
-        self.chunks_under("chunks/")
+        let aside: std::collections::BTreeSet<String> = self.set_aside()?.into_iter().map(|s| s.manifest).collect();
+        Ok(self.chunks_under("chunks/")?.into_iter().filter(|c| !aside.contains(&c.manifest_key())).collect())
+    }
+
+    /// The chunks set aside so far, by manifest.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the listing or a marker cannot be read.
+    pub fn set_aside(&self) -> Result<Vec<SetAside>, StoreError> {
+        let mut all = Vec::new();
+        for key in self.objects.list(SET_ASIDE)? {
+            if let Some(marker) = self.json::<SetAside>(&key)? {
+                all.push(marker);
+            }
+        }
+        Ok(all)
+    }
+
+    /// Leaves the chunk of manifest `manifest` out of training from now on,
+    /// for `reason` (`pente store status` lists it).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the marker cannot be written.
+    pub fn set_aside_chunk(&self, manifest: &str, reason: &str) -> Result<(), StoreError> {
+        let marker = SetAside { manifest: manifest.into(), reason: reason.into(), at_ms: now_ms() };
+        self.objects.put(&format!("{SET_ASIDE}{manifest}"), serde_json::to_vec_pretty(&marker).expect("serializes"))
+    }
+
+    /// The number the next chunk of `worker` takes: one more than the
+    /// highest committed, set aside or not (0 if none).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the listing fails.
+    pub fn next_chunk_index(&self, worker: &str) -> Result<u64, StoreError> {
+        check_name("worker id", worker)?;
+        let keys = self.objects.list(&format!("chunks/{worker}/"))?;
+        let index = |key: &String| key.rsplit('/').next()?.strip_suffix(".json")?.parse::<u64>().ok();
+        Ok(keys.iter().filter_map(index).max().map_or(0, |i| i + 1))
+    }
+
+    /// `chunk`'s files as a local directory, checked against its manifest,
+    /// or `None` after setting it aside if a file is missing or not its size.
+    ///
+    /// # Errors
+    /// [`StoreError`] if a download fails for another reason, or the marker
+    /// cannot be written.
+    pub fn usable_chunk_dir(&self, chunk: &Chunk) -> Result<Option<PathBuf>, StoreError> {
+        let checked = self.chunk_dir(chunk).and_then(|dir| {
+            for file in &chunk.files {
+                let path = dir.join(&file.name);
+                let bytes = std::fs::metadata(&path).map(|m| m.len());
+                if bytes.as_ref().ok() != Some(&file.bytes) {
+                    let found = bytes.map_or("missing".to_string(), |b| format!("{b} bytes"));
+                    return Err(StoreError::Corrupt {
+                        key: format!("{}{}", chunk.data_prefix(), file.name),
+                        message: format!("{found}, the manifest says {} bytes", file.bytes),
+                    });
+                }
+            }
+            Ok(dir)
+        });
+        match checked {
+            Ok(dir) => Ok(Some(dir)),
+            Err(error @ StoreError::Corrupt { .. }) => {
+                self.set_aside_chunk(&chunk.manifest_key(), &error.to_string())?;
+                Ok(None)
+            }
+            Err(error) => Err(error),
+        }
     }
 
     /// The committed chunks of `worker`, by index.
@@ -344,7 +436,15 @@ impl Store {
             let chunk = match known {
                 Some(chunk) => chunk,
                 None => {
-                    let Some(chunk) = self.json::<Chunk>(key)? else { continue };
+                    let chunk = match self.json::<Chunk>(key) {
+                        Ok(Some(chunk)) => chunk,
+                        Ok(None) => continue,
+                        Err(error @ StoreError::BadJson { .. }) => {
+                            self.set_aside_chunk(key, &error.to_string())?;
+                            continue;
+                        }
+                        Err(error) => return Err(error),
+                    };
                     self.known.lock().expect("not poisoned").insert(key.clone(), chunk.clone());
                     chunk
                 }
@@ -399,7 +499,7 @@ impl Store {
             self.objects.put(&format!("{prefix}{name}"), bytes)?;
         }
         chunk.committed_ms = now_ms();
-        let key = format!("chunks/{worker}/{index:06}.json");
+        let key = chunk.manifest_key();
         if self.objects.put_new(&key, serde_json::to_vec_pretty(&chunk).expect("serializes"))? {
             return Ok(Some(chunk));
         }

@@ -113,3 +113,62 @@ fn errors_keep_their_cause() {
     assert!(source.downcast_ref::<serde_json::Error>().is_some(), "{source:?}");
     assert_eq!(error.to_string(), format!("store.json: {source}"));
 }
+
+/// Chunks whose manifest or files are broken are set aside, listed, and
+/// left out of training; their numbers stay taken.
+fn check_set_aside(spec: &str, scratch: &Path, break_files: impl Fn(&pente_store::Chunk)) {
+    let model = scratch.join("model");
+    write_dir(&model, &[("model.json", "{\"id\": \"m0\"}")]);
+    let store = Store::create(spec, &model, "m0", FILES).unwrap().with_cache(scratch.join("cache"));
+    let dir = scratch.join("chunk");
+    write_dir(&dir, &[("games.csv", "header\nrow\n"), ("samples.bin", "samples")]);
+    let good = store.commit_chunk("w1", 0, "m0", (1, 5), &dir).unwrap().unwrap();
+    let broken = store.commit_chunk("w1", 1, "m0", (1, 5), &dir).unwrap().unwrap();
+    store.commit_chunk("w2", 0, "m0", (1, 5), &dir).unwrap().unwrap();
+    assert_eq!(store.chunks().unwrap().len(), 3);
+
+    break_files(&broken);
+    assert!(store.usable_chunk_dir(&good).unwrap().is_some());
+    assert_eq!(store.usable_chunk_dir(&broken).unwrap(), None);
+    let aside = store.set_aside().unwrap();
+    assert_eq!(aside.len(), 1);
+    assert_eq!(aside[0].manifest, "chunks/w1/000001.json");
+    assert!(aside[0].reason.contains("samples.bin"), "{}", aside[0].reason);
+    let left: Vec<String> = store.chunks().unwrap().iter().map(pente_store::Chunk::manifest_key).collect();
+    assert_eq!(left, ["chunks/w1/000000.json", "chunks/w2/000000.json"]);
+    // The worker goes on after the chunk set aside, not into its number.
+    assert_eq!(store.next_chunk_index("w1").unwrap(), 2);
+    assert_eq!(store.next_chunk_index("w3").unwrap(), 0);
+}
+
+#[test]
+fn broken_chunks_are_set_aside_in_a_directory_store() {
+    let scratch = tempfile::tempdir().unwrap();
+    let spec = scratch.path().join("store");
+    let root = spec.clone();
+    check_set_aside(spec.to_str().unwrap(), scratch.path(), |chunk| {
+        let data = root.join(format!("chunk-data/{}/{:06}-{}", chunk.worker, chunk.index, chunk.attempt));
+        std::fs::write(data.join("samples.bin"), "cut").unwrap();
+    });
+    // A manifest that does not parse is set aside as it is listed.
+    std::fs::write(spec.join("chunks/w2/000001.json"), "{ not a manifest").unwrap();
+    let store = Store::open(spec.to_str().unwrap()).unwrap();
+    assert_eq!(store.chunks().unwrap().len(), 2);
+    let aside = store.set_aside().unwrap();
+    assert_eq!(
+        aside.iter().map(|a| a.manifest.as_str()).collect::<Vec<_>>(),
+        ["chunks/w1/000001.json", "chunks/w2/000001.json"]
+    );
+    assert_eq!(store.next_chunk_index("w2").unwrap(), 2);
+}
+
+#[test]
+fn broken_chunks_are_set_aside_in_an_object_store() {
+    let scratch = tempfile::tempdir().unwrap();
+    // A chunk whose download was cut short: the cached copy is the wrong size.
+    let cache = scratch.path().join("cache");
+    check_set_aside("memory:///aside", scratch.path(), |chunk| {
+        let local = cache.join("chunks").join(&chunk.worker).join(format!("{:06}-{}", chunk.index, chunk.attempt));
+        write_dir(&local, &[("games.csv", "header\nrow\n"), ("samples.bin", "cut")]);
+    });
+}

@@ -222,6 +222,14 @@ pub enum LoopEvent<'a> {
         /// Games the iteration starts at.
         want: u64,
     },
+    /// With a store: a chunk set aside (a manifest that does not parse, or
+    /// files missing or not their size) and left out of training.
+    SetAside {
+        /// The chunk's manifest.
+        manifest: &'a str,
+        /// What is wrong with it.
+        reason: &'a str,
+    },
     /// A training step was done.
     Step(&'a StepReport),
     /// An arena game finished.
@@ -480,7 +488,7 @@ impl StoreLoop<'_> {
             }
             if self.selfplay {
                 let id = format!("{}-trainer", config.name);
-                let index = chunks.iter().filter(|c| c.worker == id).map(|c| c.index + 1).max().unwrap_or(0);
+                let index = self.store.next_chunk_index(&id)?;
                 let games = (want - have).min(config.selfplay.games);
                 pente_selfplay::play_chunk(self.store, &config.selfplay, &id, index, games, work, backend, &mut |e| {
                     if let pente_selfplay::WorkerEvent::Game(p) = e {
@@ -493,10 +501,16 @@ impl StoreLoop<'_> {
         }
     }
 
-    /// The sample directories of the newest chunks that hold the window's
-    /// samples (all the chunks' samples on `train`'s window), oldest first,
-    /// as local directories.
-    fn window(&self, chunks: &[Chunk], train: &TrainConfig) -> Result<Vec<PathBuf>, TrainError> {
+    /// The newest chunks that hold the window's samples (all the chunks'
+    /// samples on `train`'s window), oldest first, with their local
+    /// directories; a chunk whose files turn out broken is set aside
+    /// (reported) and left out.
+    fn window(
+        &self,
+        chunks: &[Chunk],
+        train: &TrainConfig,
+        report: &mut dyn FnMut(LoopEvent<'_>),
+    ) -> Result<Vec<(String, PathBuf)>, TrainError> {
         let window = train.window_for(chunks.iter().map(|c| c.samples).sum());
         let mut kept = 0;
         let mut first = chunks.len();
@@ -504,7 +518,18 @@ impl StoreLoop<'_> {
             first -= 1;
             kept += chunks[first].samples;
         }
-        chunks[first..].iter().map(|c| Ok(self.store.chunk_dir(c)?)).collect()
+        let mut used = Vec::new();
+        for chunk in &chunks[first..] {
+            match self.store.usable_chunk_dir(chunk)? {
+                Some(dir) => used.push((chunk.name(), dir)),
+                None => {
+                    let marker = self.store.set_aside()?.into_iter().find(|s| s.manifest == chunk.manifest_key());
+                    let reason = marker.map_or_else(String::new, |m| m.reason);
+                    report(LoopEvent::SetAside { manifest: &chunk.manifest_key(), reason: &reason });
+                }
+            }
+        }
+        Ok(used)
     }
 
     /// The store's games the last trainer on it trained on (0 if none has).
@@ -773,8 +798,8 @@ fn selfplay_from_store(
     let want = state.store_games + games;
     report(LoopEvent::Stage { iteration: it.number, stage: "selfplay", detail: format!("{want} games in the store") });
     let chunks = link.wait_for_games(run.config, want, &run.dir.join("trainer-selfplay"), run.backend, report)?;
-    let used = link.window(&chunks, &run.config.train)?;
-    let names: Vec<String> = chunks[chunks.len() - used.len()..].iter().map(Chunk::name).collect();
+    let (names, used): (Vec<String>, Vec<PathBuf>) =
+        link.window(&chunks, &run.config.train, report)?.into_iter().unzip();
     std::fs::create_dir_all(&it.dir).map_err(io(&it.dir))?;
     write_atomically(&it.dir.join("chunks.txt"), &(names.join("\n") + "\n"))?;
     state.store_games = chunks.iter().map(|c| c.games).sum();
