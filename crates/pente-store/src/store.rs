@@ -546,3 +546,101 @@ impl Store {
             .map_err(|source| StoreError::NotText { key: SELFPLAY_FILE.into(), source })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// A directory whose writer dies after `writes` writes: every later
+    /// write fails, as if the process had been killed there.
+    struct Dying {
+        inner: DirObjects,
+        writes: AtomicUsize,
+    }
+
+    impl Dying {
+        fn died(&self, key: &str) -> Result<(), StoreError> {
+            match self.writes.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)) {
+                Ok(_) => Ok(()),
+                Err(_) => Err(StoreError::Corrupt { key: key.into(), message: "killed".into() }),
+            }
+        }
+    }
+
+    impl Objects for Dying {
+        fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+            self.inner.get(key)
+        }
+        fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+            self.died(key)?;
+            self.inner.put(key, bytes)
+        }
+        fn put_new(&self, key: &str, bytes: Vec<u8>) -> Result<bool, StoreError> {
+            self.died(key)?;
+            self.inner.put_new(key, bytes)
+        }
+        fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+            self.inner.list(prefix)
+        }
+        fn delete(&self, key: &str) -> Result<(), StoreError> {
+            self.died(key)?;
+            self.inner.delete(key)
+        }
+        fn local_path(&self, key: &str) -> Option<PathBuf> {
+            self.inner.local_path(key)
+        }
+    }
+
+    fn write_model(dir: &Path, weights: &str) {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("model.json"), "{}").unwrap();
+        std::fs::write(dir.join("model.onnx"), weights).unwrap();
+    }
+
+    /// The trainer killed after each write of a publication (the files, the
+    /// manifest, the pointer): the store still points at a whole model, the
+    /// new one is either whole or not there, and publishing again completes it.
+    #[test]
+    fn a_trainer_killed_at_any_step_of_publishing_leaves_a_whole_current_model() {
+        let names = ["model.json", "model.onnx"];
+        for writes in 0..4 {
+            let scratch = tempfile::tempdir().unwrap();
+            let (root, model) = (scratch.path().join("store"), scratch.path().join("model"));
+            write_model(&model, "old");
+            let spec = root.to_str().unwrap();
+            Store::create(spec, &model, "m0", &names).unwrap();
+            write_model(&model, "new");
+            let dying = Dying { inner: DirObjects::new(root.clone()), writes: AtomicUsize::new(writes) };
+            let store = Store {
+                objects: Box::new(dying),
+                spec: spec.into(),
+                cache: default_cache(spec),
+                known: Mutex::default(),
+            };
+            assert!(store.publish_model("m1", &model, &names).is_err(), "killed after {writes} writes");
+
+            // The restarted trainer, and any worker, on the same store.
+            let store = Store::open(spec).unwrap();
+            let current = store.current_model().unwrap();
+            assert_eq!(current, "m0", "the pointer moves last");
+            assert_eq!(
+                std::fs::read_to_string(store.fetch_model(&current).unwrap().join("model.onnx")).unwrap(),
+                "old"
+            );
+            match store.fetch_model("m1") {
+                // Its files without a manifest: not a model anyone sees.
+                Err(StoreError::Corrupt { message, .. }) => assert!(writes < 3 && message.contains("no such model")),
+                Ok(dir) => {
+                    assert_eq!(writes, 3, "a manifest is written only after every file");
+                    assert_eq!(std::fs::read_to_string(dir.join("model.onnx")).unwrap(), "new");
+                }
+                Err(error) => panic!("{error}"),
+            }
+            store.publish_model("m1", &model, &names).unwrap();
+            assert_eq!(store.current_model().unwrap(), "m1");
+            assert_eq!(std::fs::read_to_string(store.fetch_model("m1").unwrap().join("model.onnx")).unwrap(), "new");
+        }
+    }
+}
