@@ -6,11 +6,12 @@
 // README's pictures there.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { startServer as startPente } from "./server.mjs";
 
 // Paths are the repository root's, wherever npm runs this from.
 process.chdir(fileURLToPath(new URL("../../..", import.meta.url)));
@@ -30,19 +31,8 @@ let browser;
 
 // The server on a free port, with the sample games; the heuristic keeps
 // the engine fast and the same on every machine.
-async function startServer(args) {
-  const child = spawn(BIN, ["serve", "--port", "0", "--games", SAMPLE, ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const match = out.match(/open (http:\/\/\S+)/);
-      if (match) resolve(match[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`pente serve exited with ${code}: ${out}`)));
-  });
-  const parsed = new URL(url);
-  return { child, url, address: parsed.origin + "/", token: parsed.searchParams.get("token") };
+function startServer(args) {
+  return startPente(BIN, ["--games", SAMPLE, ...args]);
 }
 
 // The API as a script calls it: with the token in its header.

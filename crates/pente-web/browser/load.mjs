@@ -11,9 +11,9 @@
 // PENTE_BIN names the binary (default target/release/pente). Exits 1 on any
 // error other than a 429 (the server's limit on searches at once), or if the
 // server stops answering.
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { startServer } from "./server.mjs";
 
 process.chdir(fileURLToPath(new URL("../../..", import.meta.url)));
 
@@ -22,21 +22,7 @@ const CLIENTS = Number(process.env.CLIENTS || 16);
 const SECONDS = Number(process.env.DURATION || 20);
 const SAMPLE = "data/sample-games.pgn";
 
-const child = spawn(BIN, ["serve", "--port", "0", "--model", "heuristic", "--games", SAMPLE, "--level", "4"], {
-  stdio: ["ignore", "pipe", "inherit"],
-});
-const url = await new Promise((resolve, reject) => {
-  let out = "";
-  child.stdout.on("data", (chunk) => {
-    out += chunk;
-    const match = out.match(/open (http:\/\/\S+)/);
-    if (match) resolve(match[1]);
-  });
-  child.on("exit", (code) => reject(new Error(`pente serve exited with ${code}`)));
-});
-const parsed = new URL(url);
-const root = parsed.origin + "/";
-const token = parsed.searchParams.get("token");
+const { child, address: root, token } = await startServer(BIN, ["--model", "heuristic", "--games", SAMPLE, "--level", "4"]);
 const headers = { "x-pente-token": token };
 
 // The server's resident memory, in MiB, sampled every half second.
