@@ -1,6 +1,7 @@
 //! Distributed self-play end to end: worker processes sharing one store (a
-//! directory, and a real S3-compatible server), one of them killed in the
-//! middle of a chunk and started again, then the trainer on their games.
+//! directory, and a real S3-compatible server, also behind a proxy that
+//! throttles and drops connections), one of them killed in the middle of a
+//! chunk and started again, then the trainer on their games.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -250,5 +251,59 @@ fn workers_share_an_s3_store() {
     let stats = env.pente(&["stats", "--store", &env.store, "--format", "json"]);
     let report: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
     assert_eq!(report["games_counted"].as_u64(), Some(2 * GAMES), "{}", report["files"]);
+
+    // The same through a proxy that throttles (503 Slow Down) or drops
+    // every third new connection: the workers' retries absorb it, and no
+    // game is lost or counted twice.
+    let faults = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let proxy = faulty_proxy(port, faults.clone());
+    let mut env = env;
+    let scratch = tempfile::tempdir().unwrap();
+    env.scratch = scratch.path();
+    env.store = "s3://pente-test/faulty".into();
+    env.vars[0].1 = format!("http://127.0.0.1:{proxy}");
+    two_workers_with_a_kill(&env);
+    assert!(faults.load(std::sync::atomic::Ordering::SeqCst) > 0, "the proxy injected faults");
     drop(server);
+}
+
+/// A TCP proxy on a free port in front of the server on `port`: of every
+/// three connections, one is answered `503 Slow Down` (S3's throttling) and
+/// closed, one is cut after its first bytes, and one is passed through.
+/// Counts the faults in `faults`.
+fn faulty_proxy(port: u16, faults: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let proxy = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for (n, client) in listener.incoming().enumerate() {
+            let Ok(mut client) = client else { continue };
+            let mut first = [0u8; 512];
+            match n % 3 {
+                0 => {
+                    let _ = client.read(&mut first);
+                    let body =
+                        "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>";
+                    let reply = format!(
+                        "HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = client.write_all(reply.as_bytes());
+                    faults.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+                1 => {
+                    let _ = client.read(&mut first);
+                    faults.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+                _ => {
+                    let Ok(server) = std::net::TcpStream::connect(("127.0.0.1", port)) else { continue };
+                    let (mut up, mut down) = (server.try_clone().unwrap(), client.try_clone().unwrap());
+                    std::thread::spawn(move || std::io::copy(&mut down, &mut up));
+                    let (mut server, mut client) = (server, client);
+                    std::thread::spawn(move || std::io::copy(&mut server, &mut client));
+                }
+            }
+        }
+    });
+    proxy
 }
