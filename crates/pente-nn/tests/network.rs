@@ -1,5 +1,6 @@
 //! The network end to end on tiny shapes: evaluation, save and load, the
-//! PyTorch export, training that overfits, and search with the network.
+//! PyTorch export and search with the network (training that overfits is
+//! `overfit.rs`).
 
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams};
@@ -94,76 +95,6 @@ fn save_and_load_give_identical_outputs() {
     let error = store::load(&dir, &cpu()).unwrap_err().to_string();
     assert!(error.contains(store::INFO_FILE), "{error}");
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-#[test]
-fn a_tiny_network_overfits_a_handful_of_positions() {
-    let device = cpu().autodiff();
-    let rules = Rules::new(Variant::Pente, 7).unwrap();
-    let positions = [position(rules, "D4 A1"), position(rules, "D4 A1 G7 B2"), position(rules, "D4 C3 A7")];
-    // Each target is next to the last stone, which a small network sees locally
-    // (B1: move 3 keeps its distance from the centre).
-    let targets: Vec<Vec<(Point, f32)>> = ["B1", "C3", "B6"].iter().map(|p| vec![(p.parse().unwrap(), 1.0)]).collect();
-    let results = [1.0, -1.0, 0.0];
-    // The games went on: the opponent's replies and the last positions.
-    let replies: Vec<Point> = ["C1", "C2", "B7"].iter().map(|p| p.parse().unwrap()).collect();
-    let finals =
-        [position(rules, "D4 A1 B1 C1 E4"), position(rules, "D4 A1 G7 B2 C3 C2"), position(rules, "D4 C3 A7 B6 B7")];
-    let examples: Vec<Example<'_>> = (0..3)
-        .map(|i| Example {
-            position: &positions[i],
-            policy: &targets[i],
-            result: results[i],
-            reply: Some(replies[i]),
-            final_position: Some(&finals[i]),
-        })
-        .collect();
-    // Wide enough that no random start gets stuck (8 channels sometimes do).
-    let mut model = NetConfig::scaled(2, 16).with_aux_heads(Some(true)).init(&device);
-    assert!(model.has_aux_heads());
-    let batch = Batch::new(model.features(), &examples, &device);
-    let mut optim = AdamConfig::new().init();
-    let first = losses(&model, &batch);
-    let first_aux = first.aux.clone().expect("the heads and their targets").into_scalar::<f32>();
-    let first = first.total(1.0).into_scalar::<f32>();
-    for _ in 0..300 {
-        let loss = losses(&model, &batch).total(1.0);
-        let grads = GradientsParams::from_grads(loss.backward(), &model);
-        model = optim.step(1e-2, model, grads);
-    }
-    let last = losses(&model, &batch);
-    let aux = last.aux.expect("the heads and their targets").into_scalar::<f32>();
-    let (policy, value) = (last.policy.into_scalar::<f32>(), last.value.into_scalar::<f32>());
-    assert!(policy < 0.1 && value < 0.1, "loss {first} -> policy {policy}, value {value}");
-    assert!(aux < first_aux / 4.0, "auxiliary loss {first_aux} -> {aux}");
-    // The auxiliary heads learnt their targets: the reply, and who ends on each point.
-    let (_, _, outputs) = model.valid().forward_with_aux(batch.features.clone().inner());
-    let outputs = outputs.expect("the heads");
-    let reply = outputs.reply.into_data().try_to_vec::<f32>().unwrap();
-    let ownership = outputs.ownership.into_data().try_to_vec::<f32>().unwrap();
-    for i in 0..3 {
-        let row = &reply[i * 49..(i + 1) * 49];
-        let best = (0..49).max_by(|&a, &b| row[a].total_cmp(&row[b])).unwrap();
-        assert_eq!(Point::from_dense_index(best, 7), Some(replies[i]), "reply {i}");
-        let me = positions[i].to_move();
-        for j in 0..49 {
-            let p = Point::from_dense_index(j, 7).unwrap();
-            let owned = ownership[i * 49 + j];
-            match finals[i].stone_at(p) {
-                Some(color) if color == me => assert!(owned > 0.5, "{p} of example {i}: {owned}"),
-                Some(_) => assert!(owned < -0.5, "{p} of example {i}: {owned}"),
-                None => assert!(owned.abs() < 0.5, "{p} of example {i}: {owned}"),
-            }
-        }
-    }
-    // In inference mode the network now plays the targets.
-    let evaluator = NetworkEvaluator::new(model, cpu(), "overfit");
-    for (i, position) in positions.iter().enumerate() {
-        let e = &evaluator.evaluate(&[position])[0];
-        let best = (0..e.policy.len()).max_by(|&a, &b| e.policy[a].total_cmp(&e.policy[b])).unwrap();
-        assert_eq!(Point::from_dense_index(best, 7), Some(targets[i][0].0));
-        assert!((e.value - results[i]).abs() < 0.3, "value {} for {}", e.value, results[i]);
-    }
 }
 
 /// The auxiliary targets are seen from the side to move: its stones own
