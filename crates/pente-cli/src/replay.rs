@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use pente_core::{Color, Position, Seat, Variant};
+use pente_nn::features::Features;
 use serde::Serialize;
 
 /// Arguments of `pente replay`.
@@ -20,6 +21,10 @@ pub struct ReplayArgs {
     /// Moves, White first: "K10 L9 K7" or "1. K10 L9 2. K7".
     #[arg(long, allow_hyphen_values = true)]
     moves: String,
+    /// Also print the network's input planes of the final position in this
+    /// features version (1 or 2): `features`, plane by plane, rows from row 1.
+    #[arg(long, value_name = "VERSION")]
+    features: Option<u32>,
 }
 
 /// The final position as `pente replay` prints it.
@@ -41,6 +46,9 @@ struct PositionReport {
     choice: Option<Seat>,
     /// Whether the colours were exchanged (the first player holds Black).
     swapped: bool,
+    /// The input planes, when asked for: `[planes][size * size]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    features: Option<Vec<Vec<f32>>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -66,6 +74,7 @@ impl PositionReport {
             hash: format!("{:016x}", position.hash()),
             choice: position.choice_pending(),
             swapped: position.swapped(),
+            features: None,
         }
     }
 }
@@ -73,8 +82,16 @@ impl PositionReport {
 /// Runs `pente replay`. A bad move list exits with code 2 and one line on stderr.
 pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let game = crate::replay_moves(args.variant, args.size, &args.moves)?;
+    let mut report = PositionReport::new(game.position());
+    if let Some(version) = args.features {
+        let kind = Features::of_version(version).context("an unknown features version")?;
+        let area = game.rules().area();
+        let mut planes = vec![0.0; kind.planes() * area];
+        kind.encode(game.position(), &mut planes);
+        report.features = Some(planes.chunks(area).map(<[f32]>::to_vec).collect());
+    }
     let mut stdout = std::io::stdout().lock();
-    serde_json::to_writer(&mut stdout, &PositionReport::new(game.position())).context("writing the position")?;
+    serde_json::to_writer(&mut stdout, &report).context("writing the position")?;
     writeln!(stdout).context("writing the position")?;
     Ok(ExitCode::SUCCESS)
 }

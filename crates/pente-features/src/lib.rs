@@ -1,6 +1,7 @@
 //! Input encoding: what the network sees of a position, as planes of
-//! `size x size` floats. Kept apart from any backend so that it can be
-//! tested, versioned and reproduced (e.g. in PyTorch) on its own.
+//! `size x size` floats. A crate of its own, apart from any network
+//! framework, so that it can be tested, versioned and reproduced (in
+//! PyTorch, through the Python package `crates/pente-py`) on its own.
 //!
 //! A network reads the encoding it was trained on, and its number of input
 //! planes says which ([`Features::with_planes`]): version 1's 16 planes,
@@ -162,6 +163,18 @@ fn encode_threats(position: &Position, out: &mut [f32]) {
                 out[plane + p.dense_index(size)] = f32::from(lines);
             }
         }
+    }
+}
+
+/// Writes the input planes of `positions` (all of one board size) in the
+/// encoding `kind` into `features`, resized to `positions.len() * planes *
+/// area` (its capacity is kept between calls).
+pub fn encode_batch(kind: Features, positions: &[&Position], features: &mut Vec<f32>) {
+    let area = positions.first().map_or(0, |p| p.rules().area());
+    let planes = kind.planes();
+    features.resize(positions.len() * planes * area, 0.0);
+    for (position, out) in positions.iter().zip(features.chunks_exact_mut(planes * area)) {
+        kind.encode(position, out);
     }
 }
 

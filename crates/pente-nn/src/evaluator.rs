@@ -7,7 +7,7 @@ use burn::prelude::*;
 use pente_core::Position;
 use pente_search::{Evaluation, Evaluator};
 
-use crate::features::{Features, LEGAL_PLANE};
+use crate::features::{LEGAL_PLANE, encode_batch};
 use crate::model::PenteNet;
 
 /// Logit given to illegal points: large and finite (an infinite one turns
@@ -43,18 +43,6 @@ pub fn evaluate_by_size(
         }
     }
     out.into_iter().map(|e| e.expect("every position evaluated")).collect()
-}
-
-/// Writes the input planes of `positions` (all of one board size) in the
-/// encoding `kind` into `features`, resized to `positions.len() * planes *
-/// area` (its capacity is kept between calls).
-pub fn encode_batch(kind: Features, positions: &[&Position], features: &mut Vec<f32>) {
-    let area = positions.first().map_or(0, |p| p.rules().area());
-    let planes = kind.planes();
-    features.resize(positions.len() * planes * area, 0.0);
-    for (position, out) in positions.iter().zip(features.chunks_exact_mut(planes * area)) {
-        kind.encode(position, out);
-    }
 }
 
 /// The evaluation of one position from its encoded planes (`planes * area`

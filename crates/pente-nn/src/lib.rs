@@ -8,18 +8,20 @@
 
 mod backend;
 mod evaluator;
-pub mod features;
 mod info;
 mod model;
 pub mod onnx;
 pub mod store;
 pub mod training;
 
+/// The input planes (the `pente-features` crate), under their old path.
+pub use pente_features as features;
 pub use backend::BurnBackend;
 pub use burn::prelude::{Device, DeviceKind};
 pub use evaluator::{
-    ILLEGAL_LOGIT, MAX_BATCH, NetworkEvaluator, encode_batch, evaluate_by_size, evaluation_from_logits,
+    ILLEGAL_LOGIT, MAX_BATCH, NetworkEvaluator, evaluate_by_size, evaluation_from_logits,
 };
+pub use pente_features::encode_batch;
 pub use info::ModelInfo;
 pub use model::{NetConfig, PenteNet};
 pub use store::ModelDirError;

@@ -6,8 +6,8 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use pente_core::{Color, Game, Point, Position, Symmetry};
-use pente_records::{GameResult, GameSamples, SamplesReader};
+use pente_core::{Game, Point, Position, Symmetry};
+use pente_records::{GameSamples, SamplesReader, reply_to, value_for};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngExt};
 
@@ -159,23 +159,10 @@ impl ReplayWindow {
         let size = game.rules.size();
         let position = replayed.position().transformed(symmetry);
         let policy = sample.policy.iter().map(|&(p, w)| (symmetry.apply(p, size), w)).collect();
-        let result = match (game.result, position.to_move()) {
-            (GameResult::Draw, _) => 0.0,
-            (GameResult::White, Color::White) | (GameResult::Black, Color::Black) => 1.0,
-            _ => -1.0,
-        };
-        let later = later.then(|| {
-            // The next move is the opponent's reply unless the mover moves again (Connect6's second stone).
-            let ply = sample.ply as usize;
-            let opponent_replies = game.moves.get(ply).is_some_and(|&played| {
-                let mut after = replayed.position().clone();
-                after.play_unchecked(played);
-                after.to_move() != replayed.position().to_move()
-            });
-            LaterCourse {
-                reply: game.moves.get(ply + 1).filter(|_| opponent_replies).map(|&p| symmetry.apply(p, size)),
-                final_position: self.finals[index].transformed(symmetry),
-            }
+        let result = value_for(game.result, position.to_move());
+        let later = later.then(|| LaterCourse {
+            reply: reply_to(&game.moves, sample.ply as usize, replayed.position()).map(|p| symmetry.apply(p, size)),
+            final_position: self.finals[index].transformed(symmetry),
         });
         TrainingPosition { position, policy, result, later }
     }
@@ -214,8 +201,8 @@ pub fn batch_rng(seed: u64, step: u64) -> SmallRng {
 
 #[cfg(test)]
 mod tests {
-    use pente_core::{Rules, Variant};
-    use pente_records::{PositionSample, write_game_samples, write_samples_header};
+    use pente_core::{Color, Rules, Variant};
+    use pente_records::{GameResult, PositionSample, write_game_samples, write_samples_header};
 
     use super::*;
 
