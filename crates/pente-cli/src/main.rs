@@ -4,6 +4,7 @@ mod analyze;
 mod arena;
 mod bench;
 mod engine;
+mod export;
 mod improve;
 mod model;
 mod output;
@@ -70,6 +71,9 @@ enum Command {
     /// Measure the speed of a component.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Write datasets for other tools: samples as a NumPy .npz.
+    #[command(subcommand)]
+    Export(export::ExportCommand),
     /// Win statistics of game files: overall, per opening, or the next moves from a position.
     Stats(stats::StatsArgs),
     /// Draw PNG pictures: next-move heatmaps on the board, training curves.
@@ -96,6 +100,7 @@ fn main() -> ExitCode {
         Command::Worker(args) => store::worker(args),
         Command::Model(command) => model::run(command),
         Command::Bench(command) => bench::run(command),
+        Command::Export(command) => export::run(command),
         Command::Stats(args) => stats::run(args),
         Command::Plot(command) => plot::run(command),
         Command::Serve(args) => serve::run(args),

@@ -1,0 +1,114 @@
+//! `samples.bin` into NumPy arrays: the columns of `pente-dataset`, handed
+//! to NumPy without a copy.
+
+use std::path::PathBuf;
+
+use numpy::{IntoPyArray, PyArrayMethods};
+use pente_dataset::{DatasetError, ReadOptions, SampleArrays, SampleChunks};
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::features::features_of;
+
+/// Samples a chunk holds at least (but the last), unless told otherwise.
+const DEFAULT_CHUNK: usize = 65_536;
+
+/// `OSError` for what the system refused, `ValueError` for what the file holds.
+fn py_error(error: &DatasetError) -> PyErr {
+    match error {
+        DatasetError::Open { .. } | DatasetError::Samples { source: pente_records::SamplesError::Io(_), .. } => {
+            PyOSError::new_err(error.to_string())
+        }
+        _ => PyValueError::new_err(error.to_string()),
+    }
+}
+
+/// The columns as a dict of NumPy arrays.
+fn to_dict(py: Python<'_>, arrays: SampleArrays) -> PyResult<Bound<'_, PyDict>> {
+    let n = arrays.len();
+    let s = usize::from(arrays.size);
+    let dict = PyDict::new(py);
+    dict.set_item("size", arrays.size)?;
+    dict.set_item("game_id", arrays.game_id.into_pyarray(py))?;
+    dict.set_item("variant", arrays.variant.into_pyarray(py))?;
+    dict.set_item("ply", arrays.ply.into_pyarray(py))?;
+    dict.set_item("board", arrays.board.into_pyarray(py).reshape([n, s, s])?)?;
+    dict.set_item("to_move", arrays.to_move.into_pyarray(py))?;
+    dict.set_item("captures", arrays.captures.into_pyarray(py).reshape([n, 2])?)?;
+    dict.set_item("policy", arrays.policy.into_pyarray(py).reshape([n, s * s])?)?;
+    dict.set_item("value", arrays.value.into_pyarray(py))?;
+    dict.set_item("result", arrays.result.into_pyarray(py))?;
+    dict.set_item("reply", arrays.reply.into_pyarray(py))?;
+    dict.set_item("ownership", arrays.ownership.into_pyarray(py).reshape([n, s, s])?)?;
+    dict.set_item("final_captures", arrays.final_captures.into_pyarray(py).reshape([n, 2])?)?;
+    if let Some((kind, features)) = arrays.features {
+        dict.set_item("features", features.into_pyarray(py).reshape([n, kind.planes(), s, s])?)?;
+    }
+    Ok(dict)
+}
+
+fn open(path: &std::path::Path, features: Option<u32>, size: Option<u8>, allow_truncated: bool) -> PyResult<SampleChunks> {
+    let options = ReadOptions { features: features.map(features_of).transpose()?, size, allow_truncated };
+    SampleChunks::open(path, options).map_err(|e| py_error(&e))
+}
+
+/// Every sample of a `samples.bin` as NumPy arrays, in a dict.
+#[pyfunction]
+#[pyo3(signature = (path, *, features = None, size = None, allow_truncated = false))]
+pub fn read_samples(
+    py: Python<'_>,
+    path: PathBuf,
+    features: Option<u32>,
+    size: Option<u8>,
+    allow_truncated: bool,
+) -> PyResult<Bound<'_, PyDict>> {
+    let mut chunks = open(&path, features, size, allow_truncated)?;
+    let arrays = py.detach(|| chunks.read_all()).map_err(|e| py_error(&e))?;
+    to_dict(py, arrays)
+}
+
+/// An iterator over a `samples.bin` in chunks of whole games.
+#[pyclass(module = "pente")]
+pub struct SamplesIter {
+    chunks: SampleChunks,
+    chunk_size: usize,
+}
+
+#[pymethods]
+impl SamplesIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let (chunks, min) = (&mut self.chunks, self.chunk_size);
+        match py.detach(|| chunks.next_chunk(min)).map_err(|e| py_error(&e))? {
+            Some(arrays) => to_dict(py, arrays).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Bytes of the file read so far.
+    #[getter]
+    fn offset(&self) -> u64 {
+        self.chunks.offset()
+    }
+}
+
+/// Reads a `samples.bin` in chunks of at least `chunk_size` samples (whole
+/// games; the last chunk may be smaller), for files larger than memory.
+#[pyfunction]
+#[pyo3(signature = (path, chunk_size = DEFAULT_CHUNK, *, features = None, size = None, allow_truncated = false))]
+pub fn iter_samples(
+    path: PathBuf,
+    chunk_size: usize,
+    features: Option<u32>,
+    size: Option<u8>,
+    allow_truncated: bool,
+) -> PyResult<SamplesIter> {
+    if chunk_size == 0 {
+        return Err(PyValueError::new_err("chunk_size must be at least 1"));
+    }
+    Ok(SamplesIter { chunks: open(&path, features, size, allow_truncated)?, chunk_size })
+}

@@ -1,0 +1,97 @@
+"""`samples.bin` read back equal to what `pente selfplay` wrote, with the
+targets `pente train` derives."""
+
+import json
+
+import numpy as np
+import pytest
+
+import pente
+
+
+def jsonl_games(run):
+    return {g["game_id"]: g for g in map(json.loads, (run / "games.jsonl").read_text().splitlines())}
+
+
+def test_samples_are_the_positions_and_targets_written(selfplay_run):
+    games = jsonl_games(selfplay_run)
+    samples = pente.read_samples(selfplay_run / "samples.bin")
+    n = len(samples["game_id"])
+    assert n > 0 and samples["size"] == 9
+    assert samples["board"].shape == (n, 9, 9) and samples["policy"].shape == (n, 81)
+    assert set(np.unique(samples["game_id"])) == set(games)
+    for i in range(n):
+        record = games[int(samples["game_id"][i])]
+        moves = [m["move"] for m in record["moves"]]
+        ply = int(samples["ply"][i])
+        variant = pente.variant_name(int(samples["variant"][i]))
+        assert record["rules"] == f"{variant}/9"
+        before = pente.Game(variant, 9, moves[:ply])
+        np.testing.assert_array_equal(samples["board"][i], before.board())
+        assert samples["to_move"][i] == (1 if before.to_move == "white" else -1)
+        assert list(samples["captures"][i]) == [before.captures["white"], before.captures["black"]]
+        # The policy target: the search's, as games.jsonl has it, to the file's 1/65535.
+        target = np.zeros(81, dtype=np.float64)
+        for point, p in record["moves"][ply]["policy"]:
+            target[pente.move_index(point, 9)] += p
+        np.testing.assert_allclose(samples["policy"][i], target / target.sum(), atol=1e-4)
+        # The value target is the result for the side to move.
+        winner = {"white": 1, "black": -1, "draw": 0}[record["result"]]
+        assert samples["result"][i] == winner
+        assert samples["value"][i] == winner * samples["to_move"][i]
+        # The auxiliary targets: the reply and the last position, seen from the side to move.
+        end = pente.Game(variant, 9, moves)
+        np.testing.assert_array_equal(samples["ownership"][i], end.board() * samples["to_move"][i])
+        # (Pente and Keryo: every move is answered by the opponent.)
+        reply = pente.move_index(moves[ply + 1], 9) if ply + 1 < len(moves) else -1
+        assert samples["reply"][i] == reply
+
+
+def test_chunks_add_up_to_the_whole_file(selfplay_run):
+    whole = pente.read_samples(selfplay_run / "samples.bin", features=2)
+    chunks = list(pente.iter_samples(selfplay_run / "samples.bin", 50, features=2))
+    assert len(chunks) > 1
+    assert all(len(c["game_id"]) >= 50 for c in chunks[:-1])
+    for key, value in whole.items():
+        if key == "size":
+            continue
+        np.testing.assert_array_equal(np.concatenate([c[key] for c in chunks]), value, err_msg=key)
+    # The features are each position's planes.
+    assert whole["features"].shape == (len(whole["ply"]), pente.feature_planes(2), 9, 9)
+    np.testing.assert_array_equal(whole["features"][:, 0] - whole["features"][:, 1], whole["board"] * whole["to_move"][:, None, None])
+
+
+def test_a_file_cut_short_is_an_error_unless_allowed(selfplay_run, tmp_path):
+    data = (selfplay_run / "samples.bin").read_bytes()
+    cut = tmp_path / "samples.bin"
+    cut.write_bytes(data[:-7])
+    with pytest.raises(ValueError, match=r"samples\.bin: byte \d+: the last game is cut short"):
+        pente.read_samples(cut)
+    whole = pente.read_samples(selfplay_run / "samples.bin")
+    kept = pente.read_samples(cut, allow_truncated=True)
+    last_game = whole["game_id"][-1]
+    assert len(kept["game_id"]) == int((whole["game_id"] != last_game).sum())
+
+
+def test_bad_files_are_named(tmp_path):
+    bad = tmp_path / "notes.bin"
+    bad.write_bytes(b"hello, not samples")
+    with pytest.raises(ValueError, match=r"notes\.bin: not a samples file"):
+        pente.read_samples(bad)
+    with pytest.raises(OSError, match="nowhere.bin"):
+        pente.read_samples(tmp_path / "nowhere.bin")
+    with pytest.raises(ValueError, match="features version 7"):
+        pente.read_samples(bad, features=7)
+    with pytest.raises(ValueError, match="chunk_size"):
+        pente.iter_samples(bad, 0)
+
+
+def test_the_npz_export_holds_the_same_columns(selfplay_run, cli, tmp_path):
+    out = tmp_path / "samples.npz"
+    cli("export", "samples", str(selfplay_run), "--out", str(out), "--features", "2")
+    exported = np.load(out)
+    read = pente.read_samples(selfplay_run / "samples.bin", features=2)
+    assert set(exported.files) == set(read)
+    for key, value in read.items():
+        np.testing.assert_array_equal(exported[key], value, err_msg=key)
+        assert exported[key].dtype == np.asarray(value).dtype or key == "size", key
