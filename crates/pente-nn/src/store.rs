@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use burn::prelude::*;
-use burn::store::{BurnToPyTorchAdapter, ModuleSnapshot, SafetensorsStore};
+use burn::store::{BurnToPyTorchAdapter, ModuleSnapshot, PyTorchToBurnAdapter, SafetensorsStore};
 use thiserror::Error;
 
 use crate::features::Features;
@@ -59,6 +59,14 @@ pub enum ModelDirError {
         path: PathBuf,
         /// burn's error.
         source: burn::store::RecordError,
+    },
+    /// A `model.safetensors` that does not fit the network of its `model.json`.
+    #[error("{path}: the weights do not fit model.json's network: {message}")]
+    Import {
+        /// The file.
+        path: PathBuf,
+        /// What does not fit.
+        message: String,
     },
     /// The PyTorch export cannot be written.
     #[error("{path}: cannot write the weights: {message}")]
@@ -160,13 +168,19 @@ pub fn load_info(dir: &Path) -> Result<ModelInfo, ModelDirError> {
     Ok(info)
 }
 
-/// Loads the model in `dir` onto `device`.
+/// Loads the model in `dir` onto `device`: from `model.bpk`, or, where a
+/// directory has only `model.json` and `model.safetensors` (a network
+/// trained in PyTorch, `python -m pente.torchnet train`), from those.
 ///
 /// # Errors
 /// [`ModelDirError`] naming the file that is missing or does not fit.
 pub fn load(dir: &Path, device: &Device) -> Result<(PenteNet, ModelInfo), ModelDirError> {
     let info = load_info(dir)?;
     let path = dir.join(WEIGHTS_FILE);
+    let exported = dir.join(SAFETENSORS_FILE);
+    if !path.is_file() && exported.is_file() {
+        return Ok((load_safetensors(&exported, &info, device)?, info));
+    }
     if !path.is_file() {
         return Err(ModelDirError::Io { path, source: std::io::Error::from(std::io::ErrorKind::NotFound) });
     }
@@ -176,4 +190,24 @@ pub fn load(dir: &Path, device: &Device) -> Result<(PenteNet, ModelInfo), ModelD
         .try_load_file(&path)
         .map_err(|source| ModelDirError::BadWeights { path: path.clone(), source })?;
     Ok((model, info))
+}
+
+/// The network `info` describes, its weights read from a `model.safetensors`
+/// with PyTorch's names; every tensor must be there, and no other.
+fn load_safetensors(path: &Path, info: &ModelInfo, device: &Device) -> Result<PenteNet, ModelDirError> {
+    let import_error = |message: String| ModelDirError::Import { path: path.to_path_buf(), message };
+    let mut model = info.net.init(device);
+    let mut store = SafetensorsStore::from_file(path).with_from_adapter(PyTorchToBurnAdapter);
+    let result = model.load_from(&mut store).map_err(|e| import_error(e.to_string()))?;
+    if !result.missing.is_empty() || !result.errors.is_empty() || !result.unused.is_empty() {
+        let missing: Vec<&str> = result.missing.iter().map(|(name, _)| name.as_str()).collect();
+        let errors: Vec<String> = result.errors.iter().map(ToString::to_string).collect();
+        return Err(import_error(format!(
+            "tensors missing: [{}], not in the network: [{}], not loaded: [{}]",
+            missing.join(", "),
+            result.unused.join(", "),
+            errors.join("; ")
+        )));
+    }
+    Ok(model)
 }

@@ -2,10 +2,8 @@
 //! PyTorch export and search with the network (training that overfits is
 //! `overfit.rs`).
 
-use burn::module::Module;
-use burn::optim::{AdamConfig, GradientsParams};
 use pente_core::{Game, Point, Position, Rules, Variant};
-use pente_nn::training::{Batch, Example, losses};
+use pente_nn::training::{Batch, Example};
 use pente_nn::{ModelInfo, NetConfig, NetworkEvaluator, cpu, store};
 use pente_search::{Evaluator, Search, SearchParams};
 
@@ -94,6 +92,30 @@ fn save_and_load_give_identical_outputs() {
     std::fs::write(dir.join(store::INFO_FILE), b"{").unwrap();
     let error = store::load(&dir, &cpu()).unwrap_err().to_string();
     assert!(error.contains(store::INFO_FILE), "{error}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A directory with only `model.json` and `model.safetensors` (what the
+/// PyTorch trainer writes) loads from the PyTorch names, to the same outputs.
+#[test]
+fn a_model_loads_from_its_pytorch_weights_alone() {
+    let device = cpu();
+    let model = tiny().init(&device);
+    let dir = std::env::temp_dir().join(format!("pente-nn-safetensors-{}", std::process::id()));
+    let info = ModelInfo::new("tiny-torch", tiny());
+    store::save(&model, &info, &dir).unwrap();
+    for file in [store::WEIGHTS_FILE, store::ONNX_FILE] {
+        std::fs::remove_file(dir.join(file)).unwrap();
+    }
+    let (loaded, _) = store::load(&dir, &device).unwrap();
+    let p = position(Rules::pente(), "K10 L9 K7 L8");
+    let before = NetworkEvaluator::new(model, device.clone(), "a").evaluate(&[&p]);
+    assert_eq!(before, NetworkEvaluator::new(loaded, device.clone(), "b").evaluate(&[&p]));
+    // Weights of another shape than model.json's network: refused, naming the file.
+    let wider = ModelInfo::new("tiny-torch", tiny().with_channels(16));
+    store::save_info(&wider, &dir).unwrap();
+    let error = store::load(&dir, &device).unwrap_err().to_string();
+    assert!(error.contains(store::SAFETENSORS_FILE), "{error}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
