@@ -19,6 +19,9 @@ use pente_records::{GameResult, GameSamples, ReplayedSample, SamplesError, Sampl
 use rayon::prelude::*;
 use thiserror::Error;
 
+mod window;
+pub use window::SampleWindow;
+
 /// A samples file that cannot be read into columns, naming the file.
 #[derive(Debug, Error)]
 pub enum DatasetError {
@@ -151,7 +154,7 @@ impl SampleChunks {
         }))
     }
 
-    fn next_games(&mut self, min: usize) -> Result<Vec<GameSamples>, DatasetError> {
+    pub(crate) fn next_games(&mut self, min: usize) -> Result<Vec<GameSamples>, DatasetError> {
         let mut games = Vec::new();
         let mut count = 0;
         while !self.done && count < min {
@@ -245,7 +248,7 @@ pub struct SampleArrays {
 }
 
 /// Some samples' slices of every array: a game's, filled by one task.
-struct Rows<'a> {
+pub(crate) struct Rows<'a> {
     area: usize,
     game_id: &'a mut [u64],
     variant: &'a mut [u8],
@@ -362,7 +365,7 @@ impl SampleArrays {
     }
 
     /// Every sample's rows, split by game (`counts` samples each).
-    fn rows_by_game(&mut self, counts: &[usize]) -> Vec<Rows<'_>> {
+    pub(crate) fn rows_by_game(&mut self, counts: &[usize]) -> Vec<Rows<'_>> {
         let mut rest = Rows {
             area: usize::from(self.size) * usize::from(self.size),
             game_id: &mut self.game_id,
@@ -393,7 +396,7 @@ fn color_code(color: Color) -> i8 {
 }
 
 /// Fills one sample's row, as `pente train` builds its targets.
-fn fill_row(game: &GameSamples, sample: &ReplayedSample<'_>, last: &Position, rows: &mut Rows<'_>, i: usize) {
+pub(crate) fn fill_row(game: &GameSamples, sample: &ReplayedSample<'_>, last: &Position, rows: &mut Rows<'_>, i: usize) {
     let size = game.rules.size();
     let area = rows.area;
     let position = &sample.position;

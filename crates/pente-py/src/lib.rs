@@ -28,6 +28,7 @@ fn _pente(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(features::feature_planes, m)?)?;
     m.add_function(wrap_pyfunction!(features::encode, m)?)?;
     m.add_class::<samples::SamplesIter>()?;
+    m.add_class::<samples::PySampleWindow>()?;
     m.add_function(wrap_pyfunction!(samples::read_samples, m)?)?;
     m.add_function(wrap_pyfunction!(samples::iter_samples, m)?)?;
     m.add_function(wrap_pyfunction!(records::read_games, m)?)?;

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use numpy::{IntoPyArray, PyArrayMethods};
-use pente_dataset::{DatasetError, ReadOptions, SampleArrays, SampleChunks};
+use pente_dataset::{DatasetError, ReadOptions, SampleArrays, SampleChunks, SampleWindow};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -111,4 +111,59 @@ pub fn iter_samples(
         return Err(PyValueError::new_err("chunk_size must be at least 1"));
     }
     Ok(SamplesIter { chunks: open(&path, features, size, allow_truncated)?, chunk_size })
+}
+
+/// Where a path names a run directory, its samples.bin.
+fn samples_file(path: PathBuf) -> PathBuf {
+    if path.is_dir() { path.join("samples.bin") } else { path }
+}
+
+/// The newest samples of some files as `pente train`'s window holds them
+/// (games, a few bytes a sample), their columns made per batch.
+#[pyclass(module = "pente", name = "SampleWindow")]
+pub struct PySampleWindow {
+    window: SampleWindow,
+}
+
+#[pymethods]
+impl PySampleWindow {
+    #[new]
+    #[pyo3(signature = (paths, window = 250_000, *, size = None, allow_truncated = false))]
+    fn new(
+        py: Python<'_>,
+        paths: Vec<PathBuf>,
+        window: usize,
+        size: Option<u8>,
+        allow_truncated: bool,
+    ) -> PyResult<PySampleWindow> {
+        let paths: Vec<PathBuf> = paths.into_iter().map(samples_file).collect();
+        let options = ReadOptions { features: None, size, allow_truncated };
+        let window = py.detach(|| SampleWindow::load(&paths, options, window)).map_err(|e| py_error(&e))?;
+        Ok(PySampleWindow { window })
+    }
+
+    fn __len__(&self) -> usize {
+        self.window.len()
+    }
+
+    /// The board side of its samples.
+    #[getter]
+    fn size(&self) -> u8 {
+        self.window.size()
+    }
+
+    /// The columns of the samples at `indices` (as `read_samples` returns
+    /// them), with the input planes of features version `features` if given.
+    #[pyo3(signature = (indices, features = None))]
+    fn batch<'py>(&self, py: Python<'py>, indices: Vec<i64>, features: Option<u32>) -> PyResult<Bound<'py, PyDict>> {
+        let kind = features.map(features_of).transpose()?;
+        let n = self.window.len();
+        let indices = indices
+            .iter()
+            .map(|&i| usize::try_from(i).ok().filter(|&i| i < n).ok_or(i))
+            .collect::<Result<Vec<usize>, i64>>()
+            .map_err(|i| pyo3::exceptions::PyIndexError::new_err(format!("sample {i} of a window of {n}")))?;
+        let arrays = py.detach(|| self.window.columns(&indices, kind));
+        to_dict(py, arrays)
+    }
 }

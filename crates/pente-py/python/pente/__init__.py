@@ -12,6 +12,9 @@ plays, trains on and writes:
 (1, 26, 19, 19)
 
 ``read_samples`` / ``iter_samples`` read ``samples.bin`` into arrays,
+``SampleWindow`` serves training batches of a window of samples (input
+planes made per batch), ``python -m pente.torchnet train`` trains the
+network in PyTorch and writes a model ``pente`` plays,
 ``read_games`` reads ``games.csv``, ``games.jsonl``, PGN and move lists, and
 ``games_dataframe`` puts games into a pandas ``DataFrame`` when pandas is
 installed.
@@ -28,6 +31,7 @@ from ._pente import (
     LEGAL_PLANE,
     VARIANTS,
     Game,
+    SampleWindow,
     SamplesIter,
     encode,
     feature_planes,
@@ -44,6 +48,7 @@ __all__ = [
     "LEGAL_PLANE",
     "VARIANTS",
     "Game",
+    "SampleWindow",
     "SamplesIter",
     "encode",
     "feature_planes",

@@ -147,6 +147,27 @@ def iter_samples(
     """``read_samples`` in chunks of whole games, at least ``chunk_size`` samples each
     (the last may be smaller), for files larger than memory."""
 
+class SampleWindow:
+    """The newest ``window`` samples of ``paths`` (samples.bin files or run directories,
+    one board size) as ``pente train``'s replay window holds them: games, a few bytes
+    a sample; ``batch`` replays and encodes the samples it is asked for."""
+
+    def __init__(
+        self,
+        paths: Sequence[Union[str, os.PathLike[str]]],
+        window: int = 250000,
+        *,
+        size: Optional[int] = None,
+        allow_truncated: bool = False,
+    ) -> None: ...
+    def __len__(self) -> int: ...
+    @property
+    def size(self) -> int:
+        """The board side of its samples."""
+    def batch(self, indices: Sequence[int], features: Optional[int] = None) -> Samples:
+        """The columns of the samples at ``indices`` (repeats allowed), as ``read_samples``
+        returns them, with the input planes of ``features`` if given."""
+
 def read_games(
     path: Union[str, os.PathLike[str]],
     format: Optional[str] = None,

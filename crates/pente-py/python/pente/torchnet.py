@@ -1,5 +1,5 @@
-#!/usr/bin/env python3
-"""PyTorch replica of pente-nn's PenteNet (crates/pente-nn/src/model.rs).
+"""PyTorch replica of pente-nn's PenteNet (crates/pente-nn/src/model.rs),
+and a trainer for it on the toolkit's samples: ``python -m pente.torchnet``.
 
 Builds the network from a model directory's ``model.json`` and loads its
 ``model.safetensors`` (burn's export with PyTorch names) with
@@ -8,6 +8,13 @@ The auxiliary heads (``aux.*``, an option of new networks that only
 training reads) are not built here and their tensors are left out.
 
 Subcommands:
+  train MODEL_DIR SAMPLES... --out OUT
+                                train the network of MODEL_DIR on samples
+                                (samples.bin files or run directories) with
+                                ``pente train``'s losses, optimizer and
+                                schedule; OUT gets model.json and
+                                model.safetensors, which ``pente`` loads and
+                                plays, and metrics.csv
   check MODEL_DIR PROBE_DIR     compare with burn's outputs written by
                                 ``cargo run --release -p pente-nn --example probe``
   bench MODEL_DIR [--threads N] forward positions/s at batch 1, 16, 64, 256 on
@@ -18,10 +25,11 @@ Subcommands:
                                 exercises every tensor; probe it with
                                 ``--safetensors``
 
-Requires: torch, safetensors, numpy.
+Requires: torch, safetensors, numpy (and this package for ``train``).
 """
 
 import argparse
+import csv
 import json
 import math
 import statistics
@@ -41,6 +49,8 @@ BN_EPSILON = 1e-5
 BN_MOMENTUM = 0.1
 # evaluator.rs ILLEGAL_LOGIT
 ILLEGAL_LOGIT = -1.0e9
+# features.rs LEGAL_PLANE: the legal moves (the policy's mask)
+LEGAL_PLANE = 11
 
 
 def batch_norm(channels):
@@ -243,6 +253,130 @@ def cmd_bench(args):
     return 0
 
 
+# burn's Adam (burn-optim 0.22.1): betas 0.9 and 0.999, epsilon 1e-5 (PyTorch's
+# default is 1e-8), weight decay as an L2 penalty added to the gradient (as
+# torch.optim.Adam's weight_decay, not AdamW's).
+ADAM_EPSILON = 1e-5
+
+
+def learning_rate_at(step, args):
+    """pente-train's schedule: linear warm-up, then cosine decay to final_fraction of the peak."""
+    if step < args.warmup_steps:
+        return args.learning_rate * (step + 1) / args.warmup_steps
+    span = max(args.steps - args.warmup_steps, 1)
+    t = min((step - args.warmup_steps) / span, 1.0)
+    floor = args.final_fraction * args.learning_rate
+    return floor + (args.learning_rate - floor) * 0.5 * (1.0 + math.cos(math.pi * t))
+
+
+def symmetry(x, k):
+    """One of the board's 8 symmetries on the last two (board) dimensions."""
+    x = torch.rot90(x, k % 4, dims=(-2, -1))
+    return torch.flip(x, dims=(-1,)) if k >= 4 else x
+
+
+def batch_tensors(window, indices, version):
+    """A batch's input planes, policy targets and win/draw/loss columns (as
+    training.rs's Batch), from a ``pente.SampleWindow``."""
+    columns = window.batch(indices, features=version)
+    value = columns["value"]
+    wdl = np.where(value > 0, 0, np.where(value < 0, 2, 1))
+    return torch.from_numpy(columns["features"]), torch.from_numpy(columns["policy"]), torch.from_numpy(wdl)
+
+
+def losses(model, features, policy_target, wdl):
+    """training.rs's losses: policy cross-entropy over the legal moves, value
+    (win/draw/loss) cross-entropy."""
+    legal = features[:, LEGAL_PLANE].flatten(1) > 0
+    policy, value = model(features)
+    policy = policy.masked_fill(~legal, ILLEGAL_LOGIT)
+    return soft_cross_entropy(policy, policy_target), F.cross_entropy(value, wdl)
+
+
+def cmd_train(args):
+    torch.manual_seed(args.seed)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    model, info = load_model(args.model)
+    if info["net"].get("aux_heads"):
+        print("train: the replica has no auxiliary heads; the trained network is written without them", file=sys.stderr)
+    import pente
+
+    version = info.get("features_version", 1)
+    window = pente.SampleWindow(args.samples, args.window, allow_truncated=True)
+    n, size = len(window), window.size
+    if n == 0:
+        raise SystemExit("train: no samples")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    model.train()
+    optimizer = torch.optim.Adam(
+        model.parameters(), lr=args.learning_rate, eps=ADAM_EPSILON, weight_decay=args.weight_decay
+    )
+    print(f"train: {info['id']} on {n} samples ({size}x{size}), {args.steps} steps of {args.batch_size}")
+    rows, start = [], time.perf_counter()
+    for step in range(args.steps):
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate_at(step, args)
+        x, p, v = batch_tensors(window, rng.integers(0, n, args.batch_size), version)
+        p = p.reshape(-1, size, size)
+        if args.symmetries:
+            turns = torch.from_numpy(rng.integers(0, 8, args.batch_size))
+            for k in range(1, 8):
+                chosen = turns == k
+                if chosen.any():
+                    x[chosen], p[chosen] = symmetry(x[chosen], k), symmetry(p[chosen], k)
+        policy_loss, value_loss = losses(model, x, p.flatten(1), v)
+        loss = policy_loss + args.value_weight * value_loss
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        rows.append((step + 1, policy_loss.item(), value_loss.item(), learning_rate_at(step, args)))
+        if (step + 1) % args.log_every == 0 or step + 1 == args.steps:
+            rate = (step + 1) * args.batch_size / (time.perf_counter() - start)
+            print(f"step {step + 1}: policy loss {rows[-1][1]:.4f}, value loss {rows[-1][2]:.4f}, {rate:.1f} samples/s")
+    save_model(model, info, out, args)
+    with open(out / "metrics.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["step", "policy_loss", "value_loss", "learning_rate"])
+        writer.writerows(rows)
+    print(f"wrote {out} (model.json, model.safetensors, metrics.csv)")
+    return 0
+
+
+def save_model(model, info, out, args):
+    """model.json and model.safetensors as pente-nn reads them (PyTorch names;
+    batch norms' step counters, which burn has not, left out). Each is written
+    under a temporary name and renamed."""
+    info = dict(info)
+    info["net"] = dict(info["net"], aux_heads=False)
+    info["parent"] = info["id"]
+    info["id"] = args.id or f"{info['id']}-torch{args.steps}"
+    info["samples_trained"] = info.get("samples_trained", 0) + args.steps * args.batch_size
+    for key in ("elo", "cpu_hours", "iterations"):
+        info.pop(key, None)
+    tensors = {k: v.detach().contiguous() for k, v in model.state_dict().items() if not k.endswith("num_batches_tracked")}
+    save_file(tensors, str(out / "model.safetensors.tmp"), metadata={"model_id": info["id"]})
+    (out / "model.safetensors.tmp").replace(out / "model.safetensors")
+    (out / "model.json.tmp").write_text(json.dumps(info, indent=2) + "\n")
+    (out / "model.json.tmp").replace(out / "model.json")
+    for stale in ("model.bpk", "model.onnx"):
+        (out / stale).unlink(missing_ok=True)
+
+
+def evaluate(model, features):
+    """The network's evaluation as pente's search sees it: the policy (softmax
+    over the legal moves) and the value P(win) - P(loss), for the side to move."""
+    with torch.inference_mode():
+        features = torch.as_tensor(features)
+        legal = features[:, LEGAL_PLANE].flatten(1) > 0
+        policy, value = model(features)
+        policy = torch.softmax(policy.masked_fill(~legal, ILLEGAL_LOGIT), dim=1)
+        wdl = torch.softmax(value, dim=1)
+        return policy.numpy(), (wdl[:, 0] - wdl[:, 2]).numpy()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -265,6 +399,25 @@ def main():
     p.add_argument("out")
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_perturb)
+    p = sub.add_parser("train", help="train on samples with pente train's losses; write a model pente loads")
+    p.add_argument("model", help="the model directory to start from (pente model init makes a fresh one)")
+    p.add_argument("samples", nargs="+", help="samples.bin files or directories holding one")
+    p.add_argument("--out", required=True, help="directory for model.json, model.safetensors and metrics.csv")
+    p.add_argument("--id", help="id of the trained model (default: <start id>-torch<steps>)")
+    # Defaults as pente-train's TrainConfig (configs/train.toml).
+    p.add_argument("--steps", type=int, default=1000)
+    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--window", type=int, default=250_000, help="the newest samples to draw batches from")
+    p.add_argument("--learning-rate", type=float, default=1e-3)
+    p.add_argument("--warmup-steps", type=int, default=0)
+    p.add_argument("--final-fraction", type=float, default=0.1)
+    p.add_argument("--weight-decay", type=float, default=1e-4)
+    p.add_argument("--value-weight", type=float, default=1.0)
+    p.add_argument("--no-symmetries", dest="symmetries", action="store_false", help="no 8-fold augmentation")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's choice)")
+    p.add_argument("--log-every", type=int, default=50)
+    p.set_defaults(func=cmd_train)
     args = parser.parse_args()
     return args.func(args)
 
