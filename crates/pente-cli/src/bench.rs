@@ -38,8 +38,9 @@ pub enum BenchCommand {
     /// Training steps: samples per second, and the share of each part
     /// (drawing the batch, encoding, forward, backward, optimizer).
     Train(TrainBenchArgs),
-    /// Reading speed of a training samples file: decoding, and rebuilding
-    /// the positions as the trainer does.
+    /// Reading speed of a training samples file: decoding, rebuilding the
+    /// positions as the trainer does, the columns the Python package reads,
+    /// and the input planes (features version 2) of its positions.
     Samples {
         /// A samples.bin file.
         file: PathBuf,
@@ -686,5 +687,53 @@ fn bench_samples(file: &std::path::Path) -> anyhow::Result<ExitCode> {
     let replay = start.elapsed().as_secs_f64();
     std::hint::black_box(stones);
     say!("rebuild positions: {replay:.3} s = {:.0} samples/s", samples as f64 / replay);
+    // What the Python package's read_samples does (the file, one board size),
+    // with every column and with the compact ones.
+    let size = games.first().map(|g| g.rules.size());
+    for (name, columns) in [("every column", pente_dataset::Columns::ALL), ("compact", pente_dataset::Columns::COMPACT)]
+    {
+        let start = Instant::now();
+        let options = pente_dataset::ReadOptions { size, columns, ..Default::default() };
+        let read = pente_dataset::SampleChunks::open(file, options)?.read_all()?;
+        let seconds = start.elapsed().as_secs_f64();
+        say!(
+            "columns, {name} (pente-dataset, as Python's read_samples): {} {}x{} samples in {seconds:.3} s = {:.0} samples/s",
+            read.len(),
+            read.size,
+            read.size,
+            read.len() as f64 / seconds
+        );
+    }
+    // The input planes (features version 2) of up to 20 000 of those positions.
+    let positions: Vec<pente_core::Position> = games
+        .iter()
+        .filter(|g| Some(g.rules.size()) == size)
+        .flat_map(|g| g.samples.iter().map(move |s| (g, s.ply as usize)))
+        .take(20_000)
+        .map(|(g, ply)| {
+            pente_core::Game::from_moves(g.rules, g.moves[..ply].iter().copied()).map(|game| game.position().clone())
+        })
+        .collect::<Result<_, _>>()
+        .context("a game does not replay")?;
+    let kind = pente_nn::features::Features::V2;
+    let area = positions.first().map_or(0, |p| p.rules().area());
+    // Filled first, so that neither figure includes the pages' first touch.
+    let mut out = vec![1.0f32; positions.len() * kind.planes() * area];
+    let start = Instant::now();
+    for (position, out) in positions.iter().zip(out.chunks_exact_mut(kind.planes() * area)) {
+        kind.encode(position, out);
+    }
+    let one = start.elapsed().as_secs_f64();
+    let refs: Vec<&pente_core::Position> = positions.iter().collect();
+    let start = Instant::now();
+    pente_dataset::encode_positions(kind, &refs, &mut out);
+    let all = start.elapsed().as_secs_f64();
+    say!(
+        "features version 2 of {} positions: {:.0} positions/s on one thread, {:.0} on {} (as Python's encode)",
+        positions.len(),
+        positions.len() as f64 / one,
+        positions.len() as f64 / all,
+        rayon::current_num_threads()
+    );
     Ok(ExitCode::SUCCESS)
 }

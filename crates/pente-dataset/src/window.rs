@@ -6,10 +6,11 @@ use std::path::PathBuf;
 
 use pente_core::{Game, Position};
 use pente_features::Features;
-use pente_records::{GameSamples, ReplayedSample, reply_to, value_for};
+use pente_records::GameSamples;
 use rayon::prelude::*;
 
-use crate::{DatasetError, ReadOptions, SampleArrays, SampleChunks, encode_positions, fill_row};
+use crate::columns::fill_game;
+use crate::{Columns, DatasetError, ReadOptions, SampleArrays, SampleChunks};
 
 /// The newest samples of some files, one board size, as `pente train`'s
 /// replay window holds them.
@@ -53,8 +54,11 @@ impl SampleWindow {
         let total: usize = games.iter().map(|g| g.samples.len()).sum();
         let mut skip = total.saturating_sub(window);
         // Whole games older than the window go; the oldest kept may lose its first samples.
-        let old = games.iter().take_while(|g| g.samples.len() <= skip).count();
-        skip -= games[..old].iter().map(|g| g.samples.len()).sum::<usize>();
+        let mut old = 0;
+        while games.get(old).is_some_and(|g| g.samples.len() <= skip) {
+            skip -= games[old].samples.len();
+            old += 1;
+        }
         games.drain(..old);
         finals.drain(..old);
         let index = games
@@ -84,39 +88,25 @@ impl SampleWindow {
         self.size
     }
 
-    /// The columns of the samples at `indices` (each below [`len`](Self::len);
+    /// The `columns` of the samples at `indices` (each below [`len`](Self::len);
     /// repeats allowed), replayed and encoded in parallel.
     ///
     /// # Panics
     /// If an index is out of range.
     #[must_use]
-    pub fn columns(&self, indices: &[usize], features: Option<Features>) -> SampleArrays {
-        let mut arrays = SampleArrays::new(self.size, indices.len(), features);
-        let replayed: Vec<ReplayedSample<'_>> = indices
-            .par_iter()
-            .map(|&i| {
-                let (g, s) = self.index[i];
-                let game = &self.games[g as usize];
-                let sample = &game.samples[s as usize];
-                let ply = sample.ply as usize;
-                let position = Game::from_moves(game.rules, game.moves[..ply].iter().copied())
-                    .expect("every game replayed when the window was loaded")
-                    .position()
-                    .clone();
-                let value = value_for(game.result, position.to_move());
-                let reply = reply_to(&game.moves, ply, &position);
-                ReplayedSample { position, sample, value, reply }
-            })
-            .collect();
-        let rows = arrays.rows_by_game(&vec![1; indices.len()]);
-        rows.into_par_iter().zip(indices.par_iter().zip(&replayed)).for_each(|(mut rows, (&i, sample))| {
-            let g = self.index[i].0 as usize;
-            fill_row(&self.games[g], sample, &self.finals[g], &mut rows, 0);
+    pub fn columns(&self, indices: &[usize], columns: Columns, features: Option<Features>) -> SampleArrays {
+        let samples = indices.iter().map(|&i| {
+            let (g, s) = self.index[i];
+            &self.games[g as usize].samples[s as usize]
         });
-        if let Some((kind, out)) = &mut arrays.features {
-            let positions: Vec<&Position> = replayed.iter().map(|r| &r.position).collect();
-            encode_positions(*kind, &positions, out);
-        }
+        let mut arrays = SampleArrays::allocate(self.size, samples, columns, features);
+        let rows = arrays.rows_by_game(&vec![1; indices.len()]);
+        rows.into_par_iter().zip(indices).for_each(|(mut rows, &i)| {
+            let (g, s) = self.index[i];
+            let g = g as usize;
+            fill_game(&self.games[g], &[s as usize], Some(&self.finals[g]), &mut rows)
+                .expect("every game replayed when the window was loaded");
+        });
         arrays
     }
 }

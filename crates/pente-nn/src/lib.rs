@@ -14,16 +14,14 @@ pub mod onnx;
 pub mod store;
 pub mod training;
 
-/// The input planes (the `pente-features` crate), under their old path.
-pub use pente_features as features;
 pub use backend::BurnBackend;
 pub use burn::prelude::{Device, DeviceKind};
-pub use evaluator::{
-    ILLEGAL_LOGIT, MAX_BATCH, NetworkEvaluator, evaluate_by_size, evaluation_from_logits,
-};
-pub use pente_features::encode_batch;
+pub use evaluator::{ILLEGAL_LOGIT, MAX_BATCH, NetworkEvaluator, evaluate_by_size, evaluation_from_logits};
 pub use info::ModelInfo;
 pub use model::{NetConfig, PenteNet};
+/// The input planes (the `pente-features` crate), under their old path.
+pub use pente_features as features;
+pub use pente_features::encode_batch;
 pub use store::ModelDirError;
 
 /// The CPU device (burn's `flex` backend).

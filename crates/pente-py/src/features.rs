@@ -1,10 +1,10 @@
 //! The network's input planes for many positions at once.
 
-use numpy::{IntoPyArray, PyArrayMethods, PyArray4};
+use numpy::{IntoPyArray, PyArray4, PyArrayMethods};
+use pente_dataset::encode_positions;
 use pente_features::Features;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pente_dataset::encode_positions;
 
 use crate::game::Game;
 

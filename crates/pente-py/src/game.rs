@@ -1,6 +1,6 @@
 //! `pente.Game`: a game under one variant's rules, move by move.
 
-use numpy::{IntoPyArray, PyArrayMethods, PyArray1, PyArray2, PyArray3};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyArrayMethods};
 use pente_core::{Color, Point, Rules, Variant};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;

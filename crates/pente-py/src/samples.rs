@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use numpy::{IntoPyArray, PyArrayMethods};
-use pente_dataset::{DatasetError, ReadOptions, SampleArrays, SampleChunks, SampleWindow};
+use pente_dataset::{Columns, DatasetError, Policy, ReadOptions, SampleArrays, SampleChunks, SampleWindow};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -24,6 +24,22 @@ fn py_error(error: &DatasetError) -> PyErr {
     }
 }
 
+/// The large columns a caller may leave out, by name.
+const LARGE_COLUMNS: [&str; 3] = ["board", "policy", "ownership"];
+
+/// The large columns named (`None`: all of them).
+fn columns_of(names: Option<Vec<String>>) -> PyResult<Columns> {
+    let Some(names) = names else { return Ok(Columns::ALL) };
+    if let Some(unknown) = names.iter().find(|n| !LARGE_COLUMNS.contains(&n.as_str())) {
+        return Err(PyValueError::new_err(format!(
+            "unknown column {unknown:?} (the large columns are {}; the others are always there)",
+            LARGE_COLUMNS.join(", ")
+        )));
+    }
+    let has = |name: &str| names.iter().any(|n| n == name);
+    Ok(Columns { board: has("board"), dense_policy: has("policy"), ownership: has("ownership") })
+}
+
 /// The columns as a dict of NumPy arrays.
 fn to_dict(py: Python<'_>, arrays: SampleArrays) -> PyResult<Bound<'_, PyDict>> {
     let n = arrays.len();
@@ -33,14 +49,25 @@ fn to_dict(py: Python<'_>, arrays: SampleArrays) -> PyResult<Bound<'_, PyDict>> 
     dict.set_item("game_id", arrays.game_id.into_pyarray(py))?;
     dict.set_item("variant", arrays.variant.into_pyarray(py))?;
     dict.set_item("ply", arrays.ply.into_pyarray(py))?;
-    dict.set_item("board", arrays.board.into_pyarray(py).reshape([n, s, s])?)?;
+    if arrays.columns.board {
+        dict.set_item("board", arrays.board.into_pyarray(py).reshape([n, s, s])?)?;
+    }
     dict.set_item("to_move", arrays.to_move.into_pyarray(py))?;
     dict.set_item("captures", arrays.captures.into_pyarray(py).reshape([n, 2])?)?;
-    dict.set_item("policy", arrays.policy.into_pyarray(py).reshape([n, s * s])?)?;
+    match arrays.policy {
+        Policy::Dense(policy) => dict.set_item("policy", policy.into_pyarray(py).reshape([n, s * s])?)?,
+        Policy::Sparse { offsets, moves, probs } => {
+            dict.set_item("policy_offsets", offsets.into_pyarray(py))?;
+            dict.set_item("policy_moves", moves.into_pyarray(py))?;
+            dict.set_item("policy_probs", probs.into_pyarray(py))?;
+        }
+    }
     dict.set_item("value", arrays.value.into_pyarray(py))?;
     dict.set_item("result", arrays.result.into_pyarray(py))?;
     dict.set_item("reply", arrays.reply.into_pyarray(py))?;
-    dict.set_item("ownership", arrays.ownership.into_pyarray(py).reshape([n, s, s])?)?;
+    if arrays.columns.ownership {
+        dict.set_item("ownership", arrays.ownership.into_pyarray(py).reshape([n, s, s])?)?;
+    }
     dict.set_item("final_captures", arrays.final_captures.into_pyarray(py).reshape([n, 2])?)?;
     if let Some((kind, features)) = arrays.features {
         dict.set_item("features", features.into_pyarray(py).reshape([n, kind.planes(), s, s])?)?;
@@ -48,22 +75,30 @@ fn to_dict(py: Python<'_>, arrays: SampleArrays) -> PyResult<Bound<'_, PyDict>> 
     Ok(dict)
 }
 
-fn open(path: &std::path::Path, features: Option<u32>, size: Option<u8>, allow_truncated: bool) -> PyResult<SampleChunks> {
-    let options = ReadOptions { features: features.map(features_of).transpose()?, size, allow_truncated };
+fn open(
+    path: &std::path::Path,
+    features: Option<u32>,
+    columns: Option<Vec<String>>,
+    size: Option<u8>,
+    allow_truncated: bool,
+) -> PyResult<SampleChunks> {
+    let features = features.map(features_of).transpose()?;
+    let options = ReadOptions { features, size, allow_truncated, columns: columns_of(columns)? };
     SampleChunks::open(path, options).map_err(|e| py_error(&e))
 }
 
 /// Every sample of a `samples.bin` as NumPy arrays, in a dict.
 #[pyfunction]
-#[pyo3(signature = (path, *, features = None, size = None, allow_truncated = false))]
+#[pyo3(signature = (path, *, features = None, columns = None, size = None, allow_truncated = false))]
 pub fn read_samples(
     py: Python<'_>,
     path: PathBuf,
     features: Option<u32>,
+    columns: Option<Vec<String>>,
     size: Option<u8>,
     allow_truncated: bool,
 ) -> PyResult<Bound<'_, PyDict>> {
-    let mut chunks = open(&path, features, size, allow_truncated)?;
+    let mut chunks = open(&path, features, columns, size, allow_truncated)?;
     let arrays = py.detach(|| chunks.read_all()).map_err(|e| py_error(&e))?;
     to_dict(py, arrays)
 }
@@ -99,18 +134,19 @@ impl SamplesIter {
 /// Reads a `samples.bin` in chunks of at least `chunk_size` samples (whole
 /// games; the last chunk may be smaller), for files larger than memory.
 #[pyfunction]
-#[pyo3(signature = (path, chunk_size = DEFAULT_CHUNK, *, features = None, size = None, allow_truncated = false))]
+#[pyo3(signature = (path, chunk_size = DEFAULT_CHUNK, *, features = None, columns = None, size = None, allow_truncated = false))]
 pub fn iter_samples(
     path: PathBuf,
     chunk_size: usize,
     features: Option<u32>,
+    columns: Option<Vec<String>>,
     size: Option<u8>,
     allow_truncated: bool,
 ) -> PyResult<SamplesIter> {
     if chunk_size == 0 {
         return Err(PyValueError::new_err("chunk_size must be at least 1"));
     }
-    Ok(SamplesIter { chunks: open(&path, features, size, allow_truncated)?, chunk_size })
+    Ok(SamplesIter { chunks: open(&path, features, columns, size, allow_truncated)?, chunk_size })
 }
 
 /// Where a path names a run directory, its samples.bin.
@@ -137,7 +173,7 @@ impl PySampleWindow {
         allow_truncated: bool,
     ) -> PyResult<PySampleWindow> {
         let paths: Vec<PathBuf> = paths.into_iter().map(samples_file).collect();
-        let options = ReadOptions { features: None, size, allow_truncated };
+        let options = ReadOptions { size, allow_truncated, ..ReadOptions::default() };
         let window = py.detach(|| SampleWindow::load(&paths, options, window)).map_err(|e| py_error(&e))?;
         Ok(PySampleWindow { window })
     }
@@ -154,16 +190,23 @@ impl PySampleWindow {
 
     /// The columns of the samples at `indices` (as `read_samples` returns
     /// them), with the input planes of features version `features` if given.
-    #[pyo3(signature = (indices, features = None))]
-    fn batch<'py>(&self, py: Python<'py>, indices: Vec<i64>, features: Option<u32>) -> PyResult<Bound<'py, PyDict>> {
+    #[pyo3(signature = (indices, features = None, columns = None))]
+    fn batch<'py>(
+        &self,
+        py: Python<'py>,
+        indices: Vec<i64>,
+        features: Option<u32>,
+        columns: Option<Vec<String>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let kind = features.map(features_of).transpose()?;
+        let columns = columns_of(columns)?;
         let n = self.window.len();
         let indices = indices
             .iter()
             .map(|&i| usize::try_from(i).ok().filter(|&i| i < n).ok_or(i))
             .collect::<Result<Vec<usize>, i64>>()
             .map_err(|i| pyo3::exceptions::PyIndexError::new_err(format!("sample {i} of a window of {n}")))?;
-        let arrays = py.detach(|| self.window.columns(&indices, kind));
+        let arrays = py.detach(|| self.window.columns(&indices, columns, kind));
         to_dict(py, arrays)
     }
 }

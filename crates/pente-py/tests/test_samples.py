@@ -89,9 +89,47 @@ def test_bad_files_are_named(tmp_path):
 def test_the_npz_export_holds_the_same_columns(selfplay_run, cli, tmp_path):
     out = tmp_path / "samples.npz"
     cli("export", "samples", str(selfplay_run), "--out", str(out), "--features", "2")
-    exported = np.load(out)
-    read = pente.read_samples(selfplay_run / "samples.bin", features=2)
-    assert set(exported.files) == set(read)
-    for key, value in read.items():
-        np.testing.assert_array_equal(exported[key], value, err_msg=key)
-        assert exported[key].dtype == np.asarray(value).dtype or key == "size", key
+    compact = tmp_path / "compact.npz"
+    cli("export", "samples", str(selfplay_run / "samples.bin"), "--out", str(compact), "--compact")
+    for path, read in [
+        (out, pente.read_samples(selfplay_run / "samples.bin", features=2)),
+        (compact, pente.read_samples(selfplay_run / "samples.bin", columns=[])),
+    ]:
+        exported = np.load(path)
+        assert set(exported.files) == set(read)
+        for key, value in read.items():
+            np.testing.assert_array_equal(exported[key], value, err_msg=key)
+            assert exported[key].dtype == np.asarray(value).dtype or key == "size", key
+
+
+def test_compact_columns_hold_the_same_targets(selfplay_run):
+    whole = pente.read_samples(selfplay_run / "samples.bin")
+    compact = pente.read_samples(selfplay_run / "samples.bin", columns=[])
+    assert not {"board", "ownership", "policy"} & set(compact)
+    for key in ("game_id", "ply", "to_move", "captures", "value", "result", "reply", "final_captures"):
+        np.testing.assert_array_equal(compact[key], whole[key], err_msg=key)
+    offsets, moves, probs = compact["policy_offsets"], compact["policy_moves"], compact["policy_probs"]
+    assert len(offsets) == len(whole["ply"]) + 1 and offsets[-1] == len(moves) == len(probs)
+    dense = np.zeros_like(whole["policy"])
+    for i in range(len(offsets) - 1):
+        np.add.at(dense[i], moves[offsets[i]:offsets[i + 1]], probs[offsets[i]:offsets[i + 1]])
+    np.testing.assert_array_equal(dense, whole["policy"])
+    only_board = pente.read_samples(selfplay_run / "samples.bin", columns=["board"])
+    np.testing.assert_array_equal(only_board["board"], whole["board"])
+    with pytest.raises(ValueError, match='unknown column "features"'):
+        pente.read_samples(selfplay_run / "samples.bin", columns=["features"])
+
+
+def test_a_window_serves_the_samples_it_holds(selfplay_run):
+    whole = pente.read_samples(selfplay_run / "samples.bin", features=2)
+    window = pente.SampleWindow([selfplay_run], window=100)
+    assert len(window) == 100 and window.size == 9
+    # The newest 100 samples, in the file's order.
+    picked = [99, 0, 50, 50]
+    batch = window.batch(picked, features=2)
+    rows = [len(whole["ply"]) - 100 + i for i in picked]
+    for key, value in batch.items():
+        if key != "size":
+            np.testing.assert_array_equal(value, whole[key][rows], err_msg=key)
+    with pytest.raises(IndexError, match="sample 100 of a window of 100"):
+        window.batch([100])

@@ -32,8 +32,8 @@ mod movelist;
 mod movetext;
 mod pgn;
 mod record;
-mod replay;
 mod samples;
+mod targets;
 mod validate;
 
 pub use check::{Conclusion, Verdict, Violation, check};
@@ -48,9 +48,9 @@ pub use game_name::{game_name, variant_from_game_name};
 pub use movelist::{MoveListGames, move_list_games, parse_move_list_file, write_move_list_file};
 pub use pgn::{PgnGames, parse_pgn, pgn_games, write_pgn, write_pgn_game};
 pub use record::{GameRecord, GameResult, Termination};
-pub use replay::{ReplayedSample, reply_to, value_for};
 pub use samples::{
     GameSamples, PositionSample, SAMPLES_HEADER_LEN, SAMPLES_MAGIC, SAMPLES_VERSION, SamplesError, SamplesReader,
     write_game_samples, write_samples_header,
 };
+pub use targets::{reply_to, value_for};
 pub use validate::{FileReport, Format, GameReport, Summary, validate_csv, validate_jsonl, validate_text};

@@ -278,7 +278,7 @@ def symmetry(x, k):
 def batch_tensors(window, indices, version):
     """A batch's input planes, policy targets and win/draw/loss columns (as
     training.rs's Batch), from a ``pente.SampleWindow``."""
-    columns = window.batch(indices, features=version)
+    columns = window.batch(indices, features=version, columns=["policy"])
     value = columns["value"]
     wdl = np.where(value > 0, 0, np.where(value < 0, 2, 1))
     return torch.from_numpy(columns["features"]), torch.from_numpy(columns["policy"]), torch.from_numpy(wdl)
