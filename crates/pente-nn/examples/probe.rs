@@ -1,5 +1,5 @@
 //! Writes a model's outputs on a fixed set of positions, to check another
-//! implementation of the network (`scripts/torch_pente_net.py check`)
+//! implementation of the network (`python -m pente.torchnet check`)
 //! against burn's.
 //!
 //! ```text

@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """ONNX Runtime from Python on a model directory's model.onnx: the peer that
 `pente bench nn --backend ort` is measured against (same file, threads and
 batch sizes).
 
     pip install onnxruntime==1.32.0 numpy
-    python scripts/onnx_peer.py bench data/models/default --threads 2
+    python -m pente.onnx_peer bench data/models/default --threads 2
 
 It times `session.run` alone on inputs built beforehand (stones, legal-move
 and constant planes set as in real positions), so it measures less work than
