@@ -26,17 +26,8 @@ from pente import torchnet  # noqa: E402
 
 def engine_evaluations(model_dir, games, backend):
     """`pente engine`'s one-visit answers: the network's priors and value."""
-    requests = "".join(
-        json.dumps({"id": i, "variant": g.variant, "size": g.size, "moves": g.moves, "visits": 1, "policy": True}) + "\n"
-        for i, g in enumerate(games)
-    )
-    done = subprocess.run(
-        [str(pente_binary()), "engine", "--model", str(model_dir), "--backend", backend],
-        input=requests, capture_output=True, text=True, check=True,
-    )
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
-    assert len(answers) == len(games), done.stderr
-    return sorted(answers, key=lambda a: a["id"])
+    with pente.Engine(model_dir, backend=backend, binary=str(pente_binary())) as engine:
+        return [engine.analyze(game, visits=1, policy=True) for game in games]
 
 
 def test_a_network_trained_in_pytorch_plays_in_pente(selfplay_run, cli, tmp_path):

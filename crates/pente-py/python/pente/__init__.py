@@ -17,7 +17,8 @@ planes made per batch), ``python -m pente.torchnet train`` trains the
 network in PyTorch and writes a model ``pente`` plays,
 ``read_games`` reads ``games.csv``, ``games.jsonl``, PGN and move lists, and
 ``games_dataframe`` puts games into a pandas ``DataFrame`` when pandas is
-installed.
+installed, and ``Engine`` analyses positions with any model directory
+through ``pente engine``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .engine import Engine
 from ._pente import (
     FEATURES_VERSIONS,
     LATEST_FEATURES,
@@ -43,6 +45,7 @@ from ._pente import (
 )
 
 __all__ = [
+    "Engine",
     "FEATURES_VERSIONS",
     "LATEST_FEATURES",
     "LEGAL_PLANE",
