@@ -7,6 +7,13 @@
 //
 //   node crates/pente-web/browser/load.mjs            (from the repository root)
 //   CLIENTS=32 DURATION=60 node crates/pente-web/browser/load.mjs
+//   CLIENTS=32 KINDS=position node crates/pente-web/browser/load.mjs
+//   DURATION=0 FAIRNESS=8 node crates/pente-web/browser/load.mjs
+//
+// KINDS keeps some of the request kinds (stream, position, explorer,
+// analyze, upload). FAIRNESS=N then starts N analyses of the same position
+// and budget (FAIR_VISITS, default 3000) at once and prints the slowest's
+// time over the fastest's.
 //
 // PENTE_BIN names the binary (default target/release/pente). Exits 1 on any
 // error other than a 429 (the server's limit on searches at once), or if the
@@ -82,19 +89,39 @@ async function post(path, body) {
   return response;
 }
 
+const only = (process.env.KINDS || "").split(",").filter(Boolean);
+const chosen = only.length ? kinds.filter(([kind]) => only.includes(kind)) : kinds;
+if (chosen.length === 0) throw new Error(`KINDS=${process.env.KINDS}: none of ${kinds.map(([k]) => k).join(", ")}`);
+
 const end = Date.now() + SECONDS * 1000;
 const started = performance.now();
 let requests = 0;
 await Promise.all(
   Array.from({ length: CLIENTS }, async (_, client) => {
     for (let i = client; Date.now() < end; i++) {
-      const [kind, run] = kinds[i % kinds.length];
+      const [kind, run] = chosen[i % chosen.length];
       await timed(kind, () => run(i));
       requests++;
     }
   }),
 );
 const elapsed = (performance.now() - started) / 1000;
+
+// Fairness: equal searches started together should end close together.
+const FAIRNESS = Number(process.env.FAIRNESS || 0);
+let fairness = null;
+if (FAIRNESS > 0) {
+  const visits = Number(process.env.FAIR_VISITS || 3000);
+  const times = await Promise.all(
+    Array.from({ length: FAIRNESS }, async () => {
+      const start = performance.now();
+      const response = await post("api/analyze", { moves: ["K10", "L9"], visits });
+      if (response.status !== 200) errors[`fairness ${response.status}`] = (errors[`fairness ${response.status}`] || 0) + 1;
+      return performance.now() - start;
+    }),
+  );
+  fairness = { visits, fastest: Math.min(...times), slowest: Math.max(...times) };
+}
 clearInterval(sampler);
 
 // The server keeps serving after all of that.
@@ -109,7 +136,7 @@ for (let i = 0; i < 100 && left > 0; i++) {
 child.kill();
 
 const percentile = (values, p) => values.toSorted((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
-console.log(`${CLIENTS} clients, ${elapsed.toFixed(1)} s: ${requests} requests, ${(requests / elapsed).toFixed(1)} per second`);
+console.log(`${CLIENTS} clients, ${elapsed.toFixed(1)} s: ${requests} requests, ${(requests / Math.max(elapsed, 1e-9)).toFixed(1)} per second`);
 console.log(`${"kind".padEnd(10)} ${"requests".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)}`);
 for (const [kind, values] of Object.entries(latencies)) {
   console.log(
@@ -122,6 +149,12 @@ console.log(
   `server memory (MiB): start ${memory[0]?.toFixed(1)}, peak of the first half ${peak(memory.slice(0, half))}, of the second ${peak(memory.slice(half))}, end ${memory.at(-1)?.toFixed(1)}`,
 );
 console.log(`429 (too many searches): ${throttled}; errors: ${JSON.stringify(errors)}`);
+if (fairness) {
+  const { visits, fastest, slowest } = fairness;
+  console.log(
+    `fairness: ${FAIRNESS} analyses of ${visits} visits at once: fastest ${fastest.toFixed(0)} ms, slowest ${slowest.toFixed(0)} ms (${(slowest / fastest).toFixed(2)}x)`,
+  );
+}
 console.log(`after the run: /api/info ${after.status}, searches still running ${running}, ${left} a few seconds later`);
 const failed = Object.keys(errors).length > 0 || after.status !== 200 || left > 0;
 process.exit(failed ? 1 : 0);
