@@ -62,13 +62,7 @@ pub fn run(command: &ExportCommand) -> anyhow::Result<ExitCode> {
 
 fn samples(args: &SamplesArgs) -> anyhow::Result<ExitCode> {
     let input = if args.input.is_dir() { args.input.join("samples.bin") } else { args.input.clone() };
-    let features = match args.features {
-        Some(version) => Some(Features::of_version(version).with_context(|| {
-            let known: Vec<String> = Features::ALL.iter().map(|f| f.version().to_string()).collect();
-            format!("features version {version} does not exist (known: {})", known.join(", "))
-        })?),
-        None => None,
-    };
+    let features = args.features.map(Features::from_version).transpose()?;
     let out = args.out.clone().unwrap_or_else(|| input.with_extension("npz"));
     if out == input {
         bail!("{}: the output would replace the input", out.display());

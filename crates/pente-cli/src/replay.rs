@@ -84,7 +84,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let game = crate::replay_moves(args.variant, args.size, &args.moves)?;
     let mut report = PositionReport::new(game.position());
     if let Some(version) = args.features {
-        let kind = Features::of_version(version).context("an unknown features version")?;
+        let kind = Features::from_version(version)?;
         let area = game.rules().area();
         let mut planes = vec![0.0; kind.planes() * area];
         kind.encode(game.position(), &mut planes);

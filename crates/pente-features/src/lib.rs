@@ -10,6 +10,7 @@
 
 use pente_core::{Color, LineWin, Point, Position};
 use pente_search::solver::{ThreatKind, ThreatMap};
+use thiserror::Error;
 
 /// An input encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +20,15 @@ pub enum Features {
     /// Version 1 and, for each side, the points where a stone would make a
     /// five, a four, an open three, a capture or a capture threat.
     V2,
+}
+
+/// A features version this build does not encode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("features version {0} does not exist (known: {known})", known = known_versions())]
+pub struct UnknownVersion(pub u32);
+
+fn known_versions() -> String {
+    Features::ALL.map(|f| f.version().to_string()).join(", ")
 }
 
 /// The encoding new networks read.
@@ -41,6 +51,14 @@ impl Features {
     #[must_use]
     pub fn of_version(version: u32) -> Option<Features> {
         Features::ALL.into_iter().find(|f| f.version() == version)
+    }
+
+    /// The encoding of a version number a user gave.
+    ///
+    /// # Errors
+    /// [`UnknownVersion`], which lists the versions there are.
+    pub fn from_version(version: u32) -> Result<Features, UnknownVersion> {
+        Features::of_version(version).ok_or(UnknownVersion(version))
     }
 
     /// The encoding a network with `planes` input planes reads.

@@ -10,10 +10,7 @@ use crate::game::Game;
 
 /// The encoding of a features version, or a `ValueError` listing the versions.
 pub fn features_of(version: u32) -> PyResult<Features> {
-    Features::of_version(version).ok_or_else(|| {
-        let known: Vec<String> = Features::ALL.iter().map(|f| f.version().to_string()).collect();
-        PyValueError::new_err(format!("features version {version} does not exist (known: {})", known.join(", ")))
-    })
+    Features::from_version(version).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The number of input planes of features `version`.

@@ -16,11 +16,6 @@ pub fn rules_of(variant: &str, size: u8) -> PyResult<Rules> {
     Rules::new(parsed, size).map_err(|e| PyValueError::new_err(format!("{e}")))
 }
 
-/// `"white"` or `"black"`.
-pub fn color_name(color: Color) -> &'static str {
-    color.name()
-}
-
 /// A move as Python passes it: `"K10"` (or `"swap"`, `"stay"`, `"pass"`),
 /// a dense index `y * size + x`, or an `(x, y)` pair from `A1 = (0, 0)`.
 #[derive(FromPyObject)]
@@ -172,7 +167,7 @@ impl Game {
     /// `"white"` or `"black"`: whose stone goes next.
     #[getter]
     fn to_move(&self) -> &'static str {
-        color_name(self.inner.position().to_move())
+        self.inner.position().to_move().name()
     }
 
     /// Stones captured by each side: `{"white": n, "black": n}`.
@@ -212,7 +207,7 @@ impl Game {
     /// `"white"`, `"black"`, or `None` (a draw, or the game goes on).
     #[getter]
     fn winner(&self) -> Option<&'static str> {
-        self.inner.position().outcome().and_then(|o| o.winner).map(color_name)
+        self.inner.position().outcome().and_then(|o| o.winner).map(Color::name)
     }
 
     /// Why the game ended (`"five"`, `"captures"`, ...), `None` while it goes on.
