@@ -13,6 +13,7 @@ mod features;
 mod game;
 mod records;
 mod samples;
+mod store;
 
 /// The native part of the `pente` package.
 #[pymodule]
@@ -32,5 +33,7 @@ fn _pente(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(samples::read_samples, m)?)?;
     m.add_function(wrap_pyfunction!(samples::iter_samples, m)?)?;
     m.add_function(wrap_pyfunction!(records::read_games, m)?)?;
+    m.add_function(wrap_pyfunction!(store::store_chunks, m)?)?;
+    m.add_function(wrap_pyfunction!(store::set_aside, m)?)?;
     Ok(())
 }

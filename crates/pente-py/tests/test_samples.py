@@ -2,6 +2,7 @@
 targets `pente train` derives."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -133,3 +134,40 @@ def test_a_window_serves_the_samples_it_holds(selfplay_run):
             np.testing.assert_array_equal(value, whole[key][rows], err_msg=key)
     with pytest.raises(IndexError, match="sample 100 of a window of 100"):
         window.batch([100])
+
+
+STORE_SELFPLAY = """
+games = 8
+seed = 2
+threads = 1
+games_in_flight = 4
+model = "the store's current model"
+
+[[rules]]
+variant = "pente"
+size = 9
+
+[search]
+visits = 8
+"""
+
+
+def test_a_stores_chunks_read_as_samples(cli, tmp_path):
+    model, store = tmp_path / "model", tmp_path / "store"
+    (tmp_path / "selfplay.toml").write_text(STORE_SELFPLAY)
+    cli("model", "init", "--out", str(model), "--blocks", "1", "--channels", "8")
+    cli("store", "init", "--store", str(store), "--model", str(model), "--config", str(tmp_path / "selfplay.toml"))
+    cli("worker", "--store", str(store), "--id", "w1", "--games", "8", "--chunk-games", "4",
+        "--work", str(tmp_path / "work"), "--quiet", "--backend", "burn")
+    chunks = pente.store_chunks(str(store))
+    assert [(c["worker"], c["index"], c["games"]) for c in chunks] == [("w1", 0, 4), ("w1", 1, 4)]
+    window = pente.SampleWindow([c["path"] for c in chunks])
+    assert len(window) == sum(c["samples"] for c in chunks) > 0
+    assert sum(len(pente.read_games(Path(c["path"]) / "games.csv")) for c in chunks) == 8
+    # A chunk whose samples were cut is set aside and left out, with the reason.
+    broken = Path(chunks[1]["path"]) / "samples.bin"
+    broken.write_bytes(broken.read_bytes()[:-5])
+    assert [c["index"] for c in pente.store_chunks(str(store))] == [0]
+    assert "samples.bin" in pente.set_aside(str(store))[0]["reason"]
+    with pytest.raises(ValueError, match="no store here"):
+        pente.store_chunks(str(tmp_path / "nothing"))

@@ -16,6 +16,7 @@ plays, trains on and writes:
 planes made per batch), ``python -m pente.torchnet train`` trains the
 network in PyTorch and writes a model ``pente`` plays,
 ``read_games`` reads ``games.csv``, ``games.jsonl``, PGN and move lists, and
+``store_chunks`` lists a distributed store's chunks as local directories,
 ``games_dataframe`` puts games into a pandas ``DataFrame`` when pandas is
 installed, and ``Engine`` analyses positions with any model directory
 through ``pente engine``.
@@ -42,6 +43,8 @@ from ._pente import (
     move_name,
     read_games,
     read_samples,
+    set_aside,
+    store_chunks,
 )
 
 __all__ = [
@@ -61,6 +64,8 @@ __all__ = [
     "move_name",
     "read_games",
     "read_samples",
+    "set_aside",
+    "store_chunks",
     "variant_name",
 ]
 

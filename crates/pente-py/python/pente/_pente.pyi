@@ -179,3 +179,13 @@ def read_games(
     (``line``, ``variant``, ``size``, ``result``, ``moves``, and the format's own fields).
     ``format`` is ``"csv"``, ``"jsonl"``, ``"pgn"`` or ``"moves"`` (move lists under
     ``variant`` and ``size``); by default from the extension or the first characters."""
+
+def store_chunks(store: str, *, cache: Optional[Union[str, os.PathLike[str]]] = None) -> List[Dict[str, Any]]:
+    """Every usable chunk of a store of distributed self-play (a directory or an object
+    store URL), oldest first: ``worker``, ``index``, ``model``, ``games``, ``samples``,
+    ``committed_ms`` and ``path``, a local directory with its ``samples.bin``,
+    ``games.csv`` and ``games.jsonl``. A chunk whose files are missing or not their
+    manifest's sizes is set aside (as the trainer does) and left out."""
+
+def set_aside(store: str) -> List[Dict[str, Any]]:
+    """The chunks of a store set aside: ``manifest``, ``reason``, ``at_ms``."""
