@@ -53,12 +53,12 @@ def rows(path):
 burn, torch = rows(out / "burn" / "metrics.csv"), rows(out / "torch" / "metrics.csv")
 print("| steps | burn policy loss | PyTorch policy loss | burn value loss | PyTorch value loss |")
 print("| --- | --- | --- | --- | --- |")
-span = max(len(torch) // 6, 1)
+span = max(-(-len(torch) // 5), 1)  # five rows
 for start in range(0, len(torch), span):
-    part = lambda rs, k: sum(r[k] for r in rs[start:start + span]) / len(rs[start:start + span])
-    b = [r for r in burn if start < r["step"] <= start + span]
-    print(f"| {start + 1}-{start + span} | {sum(r['policy_loss'] for r in b) / len(b):.3f} | {part(torch, 'policy_loss'):.3f} "
-          f"| {sum(r['value_loss'] for r in b) / len(b):.3f} | {part(torch, 'value_loss'):.3f} |")
+    end = min(start + span, len(torch))
+    mean = lambda rs, k: sum(r[k] for r in rs if start < r["step"] <= end) / sum(start < r["step"] <= end for r in rs)
+    print(f"| {start + 1}-{end} | {mean(burn, 'policy_loss'):.3f} | {mean(torch, 'policy_loss'):.3f} "
+          f"| {mean(burn, 'value_loss'):.3f} | {mean(torch, 'value_loss'):.3f} |")
 PY
 "$pente" arena --a "$out/torch@$visits" --b "$out/burn/checkpoint@$visits" --games "$arena_games" --seed 3 --out "$out/arena.jsonl"
 "$pente" arena --a "$out/torch@$visits" --b "heuristic@$visits" --games 20 --seed 4
