@@ -46,7 +46,7 @@ pub enum DatasetError {
     /// Games on two board sizes where one was expected.
     #[error(
         "{}: byte {offset}: game {game} is on a {size}x{size} board, the file's first on {first}x{first}: \
-         read one size at a time",
+         read one size at a time (`--size` of pente export, `size=` in Python)",
         path.display()
     )]
     MixedSizes {

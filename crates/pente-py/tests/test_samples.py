@@ -171,3 +171,15 @@ def test_a_stores_chunks_read_as_samples(cli, tmp_path):
     assert "samples.bin" in pente.set_aside(str(store))[0]["reason"]
     with pytest.raises(ValueError, match="no store here"):
         pente.store_chunks(str(tmp_path / "nothing"))
+
+
+def test_a_file_of_two_sizes_is_read_one_size_at_a_time():
+    from conftest import REPO
+
+    path = REPO / "data/sample-samples/samples.bin"
+    with pytest.raises(ValueError, match=r"19x19 board, the file's first on 13x13.*size="):
+        pente.read_samples(path)
+    small = pente.read_samples(path, size=13, columns=[])
+    large = pente.read_samples(path, size=19, columns=[])
+    assert small["size"] == 13 and large["size"] == 19
+    assert len(small["ply"]) + len(large["ply"]) == 26756
