@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use pente_search::Search;
-use pente_web::protocol::{Defaults, Failure, Request, Response};
+use pente_web::protocol::{Failure, Request, Response};
 
 use crate::player::{BackendArgs, LazyBackend, LoadedEvaluator, StrengthArgs, load_evaluator};
 
@@ -31,7 +31,7 @@ pub struct EngineArgs {
     /// Default network for requests without `model` (as for `pente analyze`).
     #[arg(long)]
     model: Option<PathBuf>,
-    /// Defaults for requests without `visits` or `level`.
+    /// Defaults for requests without `visits`, `level` or `seconds`.
     #[command(flatten)]
     strength: StrengthArgs,
     #[command(flatten)]
@@ -66,7 +66,7 @@ fn answer(
     backend: &mut LazyBackend,
     evaluators: &mut HashMap<Option<PathBuf>, LoadedEvaluator>,
 ) -> Result<Response, Failure> {
-    let defaults = Defaults { level: args.strength.level, visits: args.strength.visits };
+    let defaults = args.strength.defaults();
     let prepared = Request::parse(line)?.prepare(defaults)?;
     let model = prepared.model.clone().or_else(|| args.model.clone());
     if !evaluators.contains_key(&model) {

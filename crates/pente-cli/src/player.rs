@@ -9,6 +9,7 @@ use pente_nn::{BurnBackend, Device};
 use pente_ort::OrtBackend;
 use pente_search::backend::{OpenError, Registration, Registry};
 use pente_search::{Backend, Evaluator, HeuristicEvaluator, SearchParams, UniformEvaluator, level};
+use pente_web::protocol::Defaults;
 
 /// The backends of this binary, from the fastest: ONNX Runtime when its
 /// library is found, else burn (on the device of `PENTE_DEVICE`), which
@@ -73,19 +74,23 @@ pub struct StrengthArgs {
     /// README has the table of levels with their strength.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=i64::from(level::LEVELS)))]
     pub level: Option<u8>,
+    /// A time per move in seconds: the search stops at it; alone, the search
+    /// runs until it (with --visits or --level, whichever comes first).
+    #[arg(long)]
+    pub seconds: Option<f64>,
 }
 
 impl StrengthArgs {
     /// The search settings and their description (`400 visits`, `level 3
-    /// (8 visits, best move, no solver)`).
+    /// (8 visits, best move, no solver)`, `1.5 s a move`).
     pub fn params(&self) -> anyhow::Result<(SearchParams, String)> {
-        strength(self.level, self.visits)
+        level::timed_strength(self.level, self.visits, self.seconds).map_err(anyhow::Error::msg)
     }
-}
 
-/// The settings of `level` if given, else the default search at `visits`.
-pub fn strength(level: Option<u8>, visits: Option<u32>) -> anyhow::Result<(SearchParams, String)> {
-    level::strength(level, visits).map_err(anyhow::Error::msg)
+    /// The defaults of requests that give no budget (engine, web board).
+    pub fn defaults(&self) -> Defaults {
+        Defaults { level: self.level, visits: self.visits, seconds: self.seconds }
+    }
 }
 
 /// Threads a network gets when one search uses it: every core.

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use pente_search::Evaluator;
-use pente_web::{Defaults, EvaluatorSource, ServeOptions};
+use pente_web::{EvaluatorSource, ServeOptions};
 
 use crate::player::{BackendArgs, LazyBackend, StrengthArgs, load_evaluator};
 
@@ -71,7 +71,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         host: args.host.clone(),
         port: args.port,
         games: args.games.clone(),
-        defaults: Defaults { level: args.strength.level, visits: args.strength.visits },
+        defaults: args.strength.defaults(),
     };
     let networks = Networks { default_model: args.model.clone(), backend: LazyBackend::new(&args.backend) };
     pente_web::serve(&options, Box::new(networks), |url| {

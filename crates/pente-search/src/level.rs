@@ -8,6 +8,10 @@ use crate::solver::SolverParams;
 /// The strongest level.
 pub const LEVELS: u8 = 9;
 
+/// The longest time a move's search may be given, in seconds: a search of
+/// longer than about ten minutes is a mistake on this machine.
+pub const MAX_SECONDS: f64 = 600.0;
+
 /// What a level sets.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Level {
@@ -89,6 +93,29 @@ pub fn strength(number: Option<u8>, visits: Option<u32>) -> Result<(SearchParams
     }
 }
 
+/// [`strength`] with a time per move: the search also stops after
+/// `seconds`, and given a time alone it runs until then (up to a million
+/// visits).
+///
+/// # Errors
+/// As [`strength`], or a time that is not above 0 and at most [`MAX_SECONDS`].
+pub fn timed_strength(
+    number: Option<u8>,
+    visits: Option<u32>,
+    seconds: Option<f64>,
+) -> Result<(SearchParams, String), String> {
+    let Some(seconds) = seconds else { return strength(number, visits) };
+    if !(seconds > 0.0 && seconds <= MAX_SECONDS) {
+        return Err(format!("seconds must be above 0 and at most {MAX_SECONDS}, not {seconds}"));
+    }
+    let alone = number.is_none() && visits.is_none();
+    let (mut params, description) = strength(number, if alone { Some(1_000_000) } else { visits })?;
+    params.max_seconds = Some(seconds);
+    let description =
+        if alone { format!("{seconds} s a move") } else { format!("{description}, at most {seconds} s a move") };
+    Ok((params, description))
+}
+
 impl Level {
     /// The search settings of this level.
     #[must_use]
@@ -130,6 +157,20 @@ impl Level {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_per_move_caps_the_search_or_is_its_only_budget() {
+        let (alone, said) = timed_strength(None, None, Some(1.5)).unwrap();
+        assert_eq!((alone.visits, alone.max_seconds, said.as_str()), (1_000_000, Some(1.5), "1.5 s a move"));
+        let (capped, said) = timed_strength(Some(9), None, Some(2.0)).unwrap();
+        assert_eq!((capped.visits, capped.max_seconds), (1600, Some(2.0)));
+        assert!(said.starts_with("level 9") && said.ends_with("at most 2 s a move"), "{said}");
+        let (plain, _) = timed_strength(None, Some(50), None).unwrap();
+        assert_eq!((plain.visits, plain.max_seconds), (50, None));
+        for bad in [0.0, -1.0, f64::NAN, 601.0] {
+            assert!(timed_strength(None, None, Some(bad)).unwrap_err().contains("seconds"), "{bad}");
+        }
+    }
 
     #[test]
     fn levels_grow_in_strength_settings() {

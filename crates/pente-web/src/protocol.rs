@@ -17,9 +17,7 @@ use pente_search::{Proof, SearchParams, SearchResult, level};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The most a request may ask for: a search of longer than about ten
-/// minutes is a mistake on this machine.
-pub const MAX_SECONDS: f64 = 600.0;
+pub use pente_search::level::MAX_SECONDS;
 
 /// An analysis request, as sent.
 #[derive(Debug, Clone, Deserialize)]
@@ -84,12 +82,14 @@ pub struct Prepared {
 }
 
 /// The default strength of requests that give none.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Defaults {
     /// A level, or
     pub level: Option<u8>,
-    /// visits (else the default search).
+    /// visits (else the default search),
     pub visits: Option<u32>,
+    /// and a time per move.
+    pub seconds: Option<f64>,
 }
 
 impl Request {
@@ -113,19 +113,12 @@ impl Request {
         let fail = |error: String| Failure { id: self.id.clone(), error };
         let variant: Variant = self.variant.parse().map_err(|e| fail(format!("{e}")))?;
         let game = replay(variant, self.size, &self.moves).map_err(fail)?;
-        let (level, visits) = match (self.level, self.visits, self.seconds) {
+        let (level, visits, seconds) = match (self.level, self.visits, self.seconds) {
             (Some(_), Some(_), _) => return Err(fail("give visits or level, not both".into())),
-            (None, None, Some(_)) => (None, Some(1_000_000)),
-            (None, None, None) => (defaults.level, defaults.visits),
-            (level, visits, _) => (level, visits),
+            (None, None, None) => (defaults.level, defaults.visits, defaults.seconds),
+            budget => budget,
         };
-        let (mut params, _) = level::strength(level, visits).map_err(fail)?;
-        if let Some(seconds) = self.seconds {
-            if !(seconds > 0.0 && seconds <= MAX_SECONDS) {
-                return Err(fail(format!("seconds must be above 0 and at most {MAX_SECONDS}, not {seconds}")));
-            }
-            params.max_seconds = Some(seconds);
-        }
+        let (params, _) = level::timed_strength(level, visits, seconds).map_err(fail)?;
         Ok(Prepared { id: self.id, game, params, model: self.model, policy: self.policy })
     }
 }
@@ -259,6 +252,12 @@ mod tests {
         assert_eq!((ok.id, ok.game.moves().len(), ok.params.visits), (Value::from(3), 2, 32));
         let timed = prepare(r#"{"seconds": 0.5}"#).unwrap();
         assert_eq!((timed.params.max_seconds, timed.params.visits), (Some(0.5), 1_000_000));
+        // The server's default time per move holds for requests that give no budget.
+        let defaults = Defaults { seconds: Some(2.0), ..Defaults::default() };
+        let by_default = Request::parse(r#"{"moves": []}"#).and_then(|r| r.prepare(defaults)).unwrap();
+        assert_eq!((by_default.params.max_seconds, by_default.params.visits), (Some(2.0), 1_000_000));
+        let own = Request::parse(r#"{"visits": 30}"#).and_then(|r| r.prepare(defaults)).unwrap();
+        assert_eq!((own.params.max_seconds, own.params.visits), (None, 30));
         assert_eq!(prepare("{").unwrap_err().id, Value::Null);
         for (text, error) in [
             (r#"{"id": "x", "moves": ["K10", "K10"]}"#, "move 2"),
