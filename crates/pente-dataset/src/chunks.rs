@@ -15,6 +15,9 @@ pub struct SampleChunks {
     options: ReadOptions,
     /// The board size of the games read.
     pub(crate) size: Option<u8>,
+    /// Whether games of every size are read (a training window), instead of
+    /// another size than the first being an error.
+    pub(crate) mixed_sizes: bool,
     done: bool,
 }
 
@@ -30,6 +33,7 @@ impl SampleChunks {
             reader: SamplesReader::new(BufReader::with_capacity(1 << 20, file)),
             options,
             size: options.size,
+            mixed_sizes: false,
             done: false,
         })
     }
@@ -88,7 +92,7 @@ impl SampleChunks {
                     match (self.options.size, self.size) {
                         // A size asked for: the others are skipped.
                         (Some(wanted), _) if size != wanted => continue,
-                        (None, Some(first)) if size != first => {
+                        (None, Some(first)) if size != first && !self.mixed_sizes => {
                             self.done = true;
                             let path = self.path.clone();
                             return Err(DatasetError::MixedSizes { path, offset, game: game.game_id, size, first });

@@ -22,7 +22,7 @@ mod window;
 
 pub use chunks::SampleChunks;
 pub use columns::{Columns, Policy, SampleArrays};
-pub use window::SampleWindow;
+pub use window::{SampleWindow, WindowSample};
 
 /// A samples file that cannot be read into columns, naming the file.
 #[derive(Debug, Error)]

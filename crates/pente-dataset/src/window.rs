@@ -1,45 +1,62 @@
-//! A window of samples held as games, its columns made on demand: batches
-//! for a training loop without the input planes of every sample in memory
-//! (26 planes of a 19x19 sample are 37 KB; its game's share is a few bytes).
+//! A window of samples held as games, as `pente train`'s replay window holds
+//! them: a few bytes a sample, where 26 input planes of a 19x19 sample are
+//! 37 KB. The trainer draws its batches from it; Python gets the columns of
+//! a batch on demand.
 
 use std::path::PathBuf;
 
 use pente_core::{Game, Position};
 use pente_features::Features;
-use pente_records::GameSamples;
+use pente_records::{GameSamples, PositionSample};
 use rayon::prelude::*;
 
 use crate::columns::fill_game;
 use crate::{Columns, DatasetError, ReadOptions, SampleArrays, SampleChunks};
 
-/// The newest samples of some files, one board size, as `pente train`'s
-/// replay window holds them.
+/// The newest samples of some files.
 pub struct SampleWindow {
-    size: u8,
     games: Vec<GameSamples>,
     /// Each game's last position (the auxiliary targets).
     finals: Vec<Position>,
     /// Every sample in the window: its game and its index there, oldest first.
     index: Vec<(u32, u32)>,
+    /// Positions in `index` by board size, the sizes in order of appearance.
+    by_size: Vec<(u8, Vec<u32>)>,
+}
+
+/// One sample of a window, with its game and the game's last position.
+#[derive(Debug, Clone, Copy)]
+pub struct WindowSample<'a> {
+    /// The game.
+    pub game: &'a GameSamples,
+    /// The sample: its ply and policy target.
+    pub sample: &'a PositionSample,
+    /// The game's last position.
+    pub last: &'a Position,
 }
 
 impl SampleWindow {
-    /// Reads `paths` in order and keeps the newest `window` samples (whole
-    /// games, the oldest game's first samples dropped); `options.features`
-    /// is ignored (planes are asked for per batch).
+    /// Reads `paths` in order (later files are newer) and keeps the newest
+    /// `window(total)` samples, `total` being the samples the files hold:
+    /// whole games, the oldest kept game losing its first samples. Every
+    /// board size is kept unless `options.size` picks one; every game is
+    /// replayed once, so that a sample's replay cannot fail later.
+    /// `options.features` and `options.columns` are for [`Self::columns`]'s
+    /// callers to choose per batch, and are not read here.
     ///
     /// # Errors
     /// The first file that does not read, or a game that does not replay.
-    pub fn load(paths: &[PathBuf], options: ReadOptions, window: usize) -> Result<SampleWindow, DatasetError> {
+    pub fn load(
+        paths: &[PathBuf],
+        options: ReadOptions,
+        window: impl FnOnce(u64) -> usize,
+    ) -> Result<SampleWindow, DatasetError> {
         let mut games = Vec::new();
         let mut finals = Vec::new();
-        let mut size = options.size;
         for path in paths {
-            let mut chunks = SampleChunks::open(path, ReadOptions { features: None, ..options })?;
-            // The first file's size holds for the others: another is an error, as within a file.
-            chunks.size = size;
+            let mut chunks = SampleChunks::open(path, options)?;
+            chunks.mixed_sizes = options.size.is_none();
             let read = chunks.next_games(usize::MAX)?;
-            size = chunks.size();
             let ends = read
                 .par_iter()
                 .map(|game| {
@@ -52,7 +69,7 @@ impl SampleWindow {
             finals.extend(ends);
         }
         let total: usize = games.iter().map(|g| g.samples.len()).sum();
-        let mut skip = total.saturating_sub(window);
+        let mut skip = total.saturating_sub(window(total as u64));
         // Whole games older than the window go; the oldest kept may lose its first samples.
         let mut old = 0;
         while games.get(old).is_some_and(|g| g.samples.len() <= skip) {
@@ -61,13 +78,21 @@ impl SampleWindow {
         }
         games.drain(..old);
         finals.drain(..old);
-        let index = games
+        let index: Vec<(u32, u32)> = games
             .iter()
             .enumerate()
             .flat_map(|(g, game)| (0..game.samples.len()).map(move |s| (g as u32, s as u32)))
             .skip(skip)
             .collect();
-        Ok(SampleWindow { size: size.unwrap_or(pente_core::MAX_SIZE), games, finals, index })
+        let mut by_size: Vec<(u8, Vec<u32>)> = Vec::new();
+        for (i, &(g, _)) in index.iter().enumerate() {
+            let size = games[g as usize].rules.size();
+            match by_size.iter_mut().find(|(s, _)| *s == size) {
+                Some((_, list)) => list.push(i as u32),
+                None => by_size.push((size, vec![i as u32])),
+            }
+        }
+        Ok(SampleWindow { games, finals, index, by_size })
     }
 
     /// Samples in the window.
@@ -82,24 +107,35 @@ impl SampleWindow {
         self.index.is_empty()
     }
 
-    /// The board side of its samples.
+    /// The board sizes of its samples, each with the positions of its
+    /// samples in the window, in order of first appearance.
     #[must_use]
-    pub fn size(&self) -> u8 {
-        self.size
+    pub fn sizes(&self) -> &[(u8, Vec<u32>)] {
+        &self.by_size
     }
 
-    /// The `columns` of the samples at `indices` (each below [`len`](Self::len);
-    /// repeats allowed), replayed and encoded in parallel.
+    /// Sample `i` (below [`len`](Self::len)).
     ///
     /// # Panics
-    /// If an index is out of range.
+    /// If `i` is out of range.
+    #[must_use]
+    pub fn sample(&self, i: usize) -> WindowSample<'_> {
+        let (g, s) = self.index[i];
+        let game = &self.games[g as usize];
+        WindowSample { game, sample: &game.samples[s as usize], last: &self.finals[g as usize] }
+    }
+
+    /// The `columns` of the samples at `indices` (repeats allowed), all on
+    /// one board size, replayed and encoded in parallel.
+    ///
+    /// # Panics
+    /// If an index is out of range, or the samples are on two board sizes.
     #[must_use]
     pub fn columns(&self, indices: &[usize], columns: Columns, features: Option<Features>) -> SampleArrays {
-        let samples = indices.iter().map(|&i| {
-            let (g, s) = self.index[i];
-            &self.games[g as usize].samples[s as usize]
-        });
-        let mut arrays = SampleArrays::allocate(self.size, samples, columns, features);
+        let size = indices.first().map_or(pente_core::MAX_SIZE, |&i| self.sample(i).game.rules.size());
+        assert!(indices.iter().all(|&i| self.sample(i).game.rules.size() == size), "one board size per batch");
+        let samples = indices.iter().map(|&i| self.sample(i).sample);
+        let mut arrays = SampleArrays::allocate(size, samples, columns, features);
         let rows = arrays.rows_by_game(&vec![1; indices.len()]);
         rows.into_par_iter().zip(indices).for_each(|(mut rows, &i)| {
             let (g, s) = self.index[i];

@@ -95,14 +95,21 @@ fn a_window_keeps_the_newest_samples() {
     write(&second, &written[5..]);
     let total: usize = written.iter().map(|g| g.samples.len()).sum();
     let keep = total - written[0].samples.len() - 3;
-    let window = SampleWindow::load(&[first.clone(), second], ReadOptions::default(), keep).unwrap();
+    let window = SampleWindow::load(&[first.clone(), second], ReadOptions::default(), |_| keep).unwrap();
     assert_eq!(window.len(), keep);
     // Its oldest sample is the second game's fourth.
     let oldest = window.columns(&[0], Columns::ALL, None);
     assert_eq!((oldest.game_id[0], oldest.ply[0]), (1, 3));
-    // A second file on another board size is refused, naming it.
+    assert_eq!(window.sample(0).sample.ply, 3);
+    // A second board size is kept beside the first (a training window
+    // draws each batch from one), or left out when a size is chosen.
     let other = dir.path().join("c.bin");
     write(&other, &games(Rules::new(Variant::Pente, 13).unwrap(), 1));
-    let error = SampleWindow::load(&[first, other], ReadOptions::default(), 100).err().unwrap().to_string();
-    assert!(error.contains("c.bin") && error.contains("13x13"), "{error}");
+    let both = SampleWindow::load(&[first.clone(), other.clone()], ReadOptions::default(), |_| 10_000).unwrap();
+    let sizes: Vec<u8> = both.sizes().iter().map(|&(size, _)| size).collect();
+    assert_eq!(sizes, [9, 13]);
+    let nine = ReadOptions { size: Some(9), ..ReadOptions::default() };
+    let only = SampleWindow::load(&[first, other], nine, |_| 10_000).unwrap();
+    assert_eq!(only.sizes().len(), 1);
+    assert_eq!(only.len(), both.sizes()[0].1.len());
 }

@@ -174,7 +174,12 @@ impl PySampleWindow {
     ) -> PyResult<PySampleWindow> {
         let paths: Vec<PathBuf> = paths.into_iter().map(samples_file).collect();
         let options = ReadOptions { size, allow_truncated, ..ReadOptions::default() };
-        let window = py.detach(|| SampleWindow::load(&paths, options, window)).map_err(|e| py_error(&e))?;
+        let window = py.detach(|| SampleWindow::load(&paths, options, |_| window)).map_err(|e| py_error(&e))?;
+        if let [(first, _), (second, _), ..] = window.sizes() {
+            return Err(PyValueError::new_err(format!(
+                "samples on {first}x{first} and {second}x{second} boards: pass size= to keep one (a batch is one size)"
+            )));
+        }
         Ok(PySampleWindow { window })
     }
 
@@ -184,8 +189,8 @@ impl PySampleWindow {
 
     /// The board side of its samples.
     #[getter]
-    fn size(&self) -> u8 {
-        self.window.size()
+    fn size(&self) -> Option<u8> {
+        self.window.sizes().first().map(|&(size, _)| size)
     }
 
     /// The columns of the samples at `indices` (as `read_samples` returns

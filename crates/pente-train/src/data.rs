@@ -1,13 +1,11 @@
 //! The replay window: the most recent training samples of one or more
 //! `samples.bin` files, and random augmented batches drawn from it.
 
-use std::fs::File;
-use std::io::BufReader;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use pente_core::{Game, Point, Position, Symmetry};
-use pente_records::{GameSamples, SamplesReader, reply_to, value_for};
+use pente_dataset::{ReadOptions, SampleWindow, WindowSample};
+use pente_records::{reply_to, value_for};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngExt};
 
@@ -35,15 +33,10 @@ pub struct LaterCourse {
     pub final_position: Position,
 }
 
-/// Samples kept in memory for training.
+/// Samples kept in memory for training: a [`SampleWindow`] of the newest
+/// samples, and random augmented batches drawn from it.
 pub struct ReplayWindow {
-    games: Vec<Arc<GameSamples>>,
-    /// The last position of each game.
-    finals: Vec<Position>,
-    /// (game, sample) of every sample in the window, oldest first.
-    index: Vec<(u32, u32)>,
-    /// Indices into `index` by board size, for one-size batches.
-    by_size: Vec<(u8, Vec<u32>)>,
+    window: SampleWindow,
 }
 
 /// `samples.bin` files named by `paths`: a file, or a directory searched
@@ -81,56 +74,27 @@ impl ReplayWindow {
     /// file cut short by a killed writer is read up to its last complete game.
     ///
     /// # Errors
-    /// [`TrainError::Data`] or [`TrainError::SampleGame`] naming a file that
-    /// cannot be read, [`TrainError::NoSamples`] if the files hold no samples.
+    /// [`TrainError::Data`] naming a file that cannot be read or a game that
+    /// does not replay, [`TrainError::NoSamples`] if the files hold no samples.
     pub fn load(files: &[PathBuf], window: impl Fn(u64) -> usize) -> Result<ReplayWindow, TrainError> {
-        let mut games = Vec::new();
-        for path in files {
-            games.extend(read_samples(path)?);
-        }
-        let window = window(games.iter().map(|(game, _)| game.samples.len() as u64).sum());
-        // Keep the newest games holding `window` samples.
-        let mut kept = 0;
-        let mut first = games.len();
-        while first > 0 && kept < window {
-            first -= 1;
-            kept += games[first].0.samples.len();
-        }
-        let (games, finals): (Vec<Arc<GameSamples>>, Vec<Position>) =
-            games.into_iter().skip(first).map(|(game, last)| (Arc::new(game), last)).unzip();
-        let mut index = Vec::new();
-        for (g, game) in games.iter().enumerate() {
-            for s in 0..game.samples.len() {
-                index.push((g as u32, s as u32));
-            }
-        }
-        // Drop the oldest samples of the first game beyond the window.
-        let excess = index.len().saturating_sub(window);
-        index.drain(..excess);
-        if index.is_empty() {
+        let options = ReadOptions { allow_truncated: true, ..ReadOptions::default() };
+        let window = SampleWindow::load(files, options, window)?;
+        if window.is_empty() {
             return Err(TrainError::NoSamples { files: files.to_vec() });
         }
-        let mut by_size: Vec<(u8, Vec<u32>)> = Vec::new();
-        for (i, &(g, _)) in index.iter().enumerate() {
-            let size = games[g as usize].rules.size();
-            match by_size.iter_mut().find(|(s, _)| *s == size) {
-                Some((_, list)) => list.push(i as u32),
-                None => by_size.push((size, vec![i as u32])),
-            }
-        }
-        Ok(ReplayWindow { games, finals, index, by_size })
+        Ok(ReplayWindow { window })
     }
 
     /// Samples in the window.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.window.len()
     }
 
     /// Whether the window is empty (never, once loaded).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.window.is_empty()
     }
 
     /// A batch of `size` random samples of one board size (drawn in
@@ -138,22 +102,20 @@ impl ReplayWindow {
     /// when `augment` is set, with the game's later course when `later` is.
     pub fn batch<R: Rng>(&self, size: usize, augment: bool, later: bool, rng: &mut R) -> Vec<TrainingPosition> {
         // Pick the board size of a uniformly random sample, then samples of that size.
-        let anchor = rng.random_range(0..self.index.len());
-        let (g, _) = self.index[anchor];
-        let board = self.games[g as usize].rules.size();
-        let pool = &self.by_size.iter().find(|(s, _)| *s == board).expect("every size is listed").1;
+        let anchor = rng.random_range(0..self.window.len());
+        let board = self.window.sample(anchor).game.rules.size();
+        let pool = &self.window.sizes().iter().find(|(s, _)| *s == board).expect("every size is listed").1;
         (0..size)
             .map(|_| {
-                let (g, s) = self.index[pool[rng.random_range(0..pool.len())] as usize];
+                let i = pool[rng.random_range(0..pool.len())] as usize;
                 let symmetry = if augment { Symmetry::ALL[rng.random_range(0..8)] } else { Symmetry::IDENTITY };
-                self.position(g as usize, s as usize, symmetry, later)
+                self.position(i, symmetry, later)
             })
             .collect()
     }
 
-    fn position(&self, index: usize, sample: usize, symmetry: Symmetry, later: bool) -> TrainingPosition {
-        let game = &self.games[index];
-        let sample = &game.samples[sample];
+    fn position(&self, i: usize, symmetry: Symmetry, later: bool) -> TrainingPosition {
+        let WindowSample { game, sample, last } = self.window.sample(i);
         let replayed = Game::from_moves(game.rules, game.moves[..sample.ply as usize].iter().copied())
             .expect("samples were written from legal games");
         let size = game.rules.size();
@@ -162,35 +124,10 @@ impl ReplayWindow {
         let result = value_for(game.result, position.to_move());
         let later = later.then(|| LaterCourse {
             reply: reply_to(&game.moves, sample.ply as usize, replayed.position()).map(|p| symmetry.apply(p, size)),
-            final_position: self.finals[index].transformed(symmetry),
+            final_position: last.transformed(symmetry),
         });
         TrainingPosition { position, policy, result, later }
     }
-}
-
-/// Every complete game of a samples file, with its last position.
-fn read_samples(path: &Path) -> Result<Vec<(GameSamples, Position)>, TrainError> {
-    let data_error = |source| TrainError::Data { path: path.to_path_buf(), source };
-    let file = File::open(path).map_err(|e| data_error(pente_records::SamplesError::Io(e)))?;
-    let mut games = Vec::new();
-    for game in SamplesReader::new(BufReader::new(file)) {
-        match game {
-            Ok(game) => games.push(game),
-            // A writer killed mid-game leaves a short last chunk: use what is complete.
-            Err(pente_records::SamplesError::Truncated { .. }) => break,
-            Err(error) => return Err(data_error(error)),
-        }
-    }
-    // Replaying every game checks its legality once, so that sample replays cannot fail.
-    games
-        .into_iter()
-        .map(|game| {
-            let last = Game::from_moves(game.rules, game.moves.iter().copied())
-                .map_err(|source| TrainError::SampleGame { path: path.to_path_buf(), game: game.game_id, source })?;
-            let last = last.position().clone();
-            Ok((game, last))
-        })
-        .collect()
 }
 
 /// A seeded generator for batches.
@@ -202,7 +139,7 @@ pub fn batch_rng(seed: u64, step: u64) -> SmallRng {
 #[cfg(test)]
 mod tests {
     use pente_core::{Color, Rules, Variant};
-    use pente_records::{GameResult, PositionSample, write_game_samples, write_samples_header};
+    use pente_records::{GameResult, GameSamples, PositionSample, write_game_samples, write_samples_header};
 
     use super::*;
 
@@ -237,13 +174,13 @@ mod tests {
         assert_eq!(last.captured(Color::White), 2);
         let played = moves(game);
         for ply in 0..played.len() {
-            assert!(window.position(0, ply, Symmetry::IDENTITY, false).later.is_none());
-            let plain = window.position(0, ply, Symmetry::IDENTITY, true).later.unwrap();
+            assert!(window.position(ply, Symmetry::IDENTITY, false).later.is_none());
+            let plain = window.position(ply, Symmetry::IDENTITY, true).later.unwrap();
             assert_eq!(plain.reply, played.get(ply + 1).copied(), "ply {ply}");
             assert_eq!(plain.final_position.hash(), last.hash());
             // Through a symmetry, the reply and the last position turn with the position.
             for symmetry in Symmetry::ALL {
-                let turned = window.position(0, ply, symmetry, true).later.unwrap();
+                let turned = window.position(ply, symmetry, true).later.unwrap();
                 assert_eq!(turned.reply, plain.reply.map(|p| symmetry.apply(p, 9)));
                 assert_eq!(turned.final_position.hash(), last.transformed(symmetry).hash());
             }
@@ -255,7 +192,7 @@ mod tests {
         let rules = Rules::new(Variant::Connect6, 9).unwrap();
         // Black's two stones (ply 1 and 2), then White's.
         let window = window(&[(rules, "E5 D4 F6 C3 G7")]);
-        let reply = |ply| window.position(0, ply, Symmetry::IDENTITY, true).later.unwrap().reply;
+        let reply = |ply| window.position(ply, Symmetry::IDENTITY, true).later.unwrap().reply;
         assert_eq!(reply(0), Some("D4".parse().unwrap()));
         assert_eq!(reply(1), None, "F6 is the same player's");
         assert_eq!(reply(2), Some("C3".parse().unwrap()));

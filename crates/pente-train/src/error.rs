@@ -77,24 +77,9 @@ pub enum TrainError {
         /// burn's error.
         source: burn::store::RecordError,
     },
-    /// A samples file that cannot be read.
-    #[error("training data: {path}: {source}")]
-    Data {
-        /// The `samples.bin` file.
-        path: PathBuf,
-        /// The reader's error.
-        source: pente_records::SamplesError,
-    },
-    /// A game of a samples file that does not replay.
-    #[error("training data: {path}: game {game}: {source}")]
-    SampleGame {
-        /// The `samples.bin` file.
-        path: PathBuf,
-        /// The game's id.
-        game: u64,
-        /// The move that does not replay.
-        source: ReplayError,
-    },
+    /// A samples file that cannot be read, or a game of it that does not replay.
+    #[error("training data: {0}")]
+    Data(#[from] pente_dataset::DatasetError),
     /// A directory of samples that cannot be listed.
     #[error("training data: {path}: {source}")]
     SamplesDir {

@@ -149,8 +149,9 @@ def iter_samples(
 
 class SampleWindow:
     """The newest ``window`` samples of ``paths`` (samples.bin files or run directories,
-    one board size) as ``pente train``'s replay window holds them: games, a few bytes
-    a sample; ``batch`` replays and encodes the samples it is asked for."""
+    one board size: ``size=`` keeps one of several) as ``pente train``'s replay window
+    holds them (it is the same code): games, a few bytes a sample; ``batch`` replays and
+    encodes the samples it is asked for."""
 
     def __init__(
         self,
@@ -162,8 +163,8 @@ class SampleWindow:
     ) -> None: ...
     def __len__(self) -> int: ...
     @property
-    def size(self) -> int:
-        """The board side of its samples."""
+    def size(self) -> Optional[int]:
+        """The board side of its samples (``None`` when empty)."""
     def batch(self, indices: Sequence[int], features: Optional[int] = None) -> Samples:
         """The columns of the samples at ``indices`` (repeats allowed), as ``read_samples``
         returns them, with the input planes of ``features`` if given."""
