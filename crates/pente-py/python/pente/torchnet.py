@@ -304,7 +304,7 @@ def cmd_train(args):
     import pente
 
     version = info.get("features_version", 1)
-    window = pente.SampleWindow(args.samples, args.window, allow_truncated=True)
+    window = pente.SampleWindow(args.samples, args.window, size=args.size, allow_truncated=True)
     n, size = len(window), window.size
     if n == 0:
         raise SystemExit("train: no samples")
@@ -408,6 +408,7 @@ def main():
     p.add_argument("--steps", type=int, default=1000)
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--window", type=int, default=250_000, help="the newest samples to draw batches from")
+    p.add_argument("--size", type=int, help="the board size to train on, where the samples hold several")
     p.add_argument("--learning-rate", type=float, default=1e-3)
     p.add_argument("--warmup-steps", type=int, default=0)
     p.add_argument("--final-fraction", type=float, default=0.1)
@@ -419,7 +420,11 @@ def main():
     p.add_argument("--log-every", type=int, default=50)
     p.set_defaults(func=cmd_train)
     args = parser.parse_args()
-    return args.func(args)
+    try:
+        return args.func(args)
+    except (ValueError, OSError) as error:
+        # The package's errors name the file and what is wrong: say them as a command does.
+        raise SystemExit(f"{args.command}: {error}") from None
 
 
 if __name__ == "__main__":
