@@ -14,6 +14,8 @@ def test_the_engine_analyses_and_names_bad_requests():
         assert answer["best_move"] in ("K9", "K14") and answer["proven"] == "win"
         answer = engine.analyze("K10 L9", visits=16, policy=True)
         assert answer["visits"] >= 16 and abs(sum(p["prior"] for p in answer["policy"]) - 1) < 1e-3
+        timed = engine.analyze("K10 L9", clock={"remaining": 2.0, "increment": 0.0})
+        assert timed["visits"] > 0
         small = engine.analyze([], variant="keryo", size=13, visits=8)
         assert small["best_move"] == "G7", "the first move is on the centre"
         with pytest.raises(ValueError, match="K10"):

@@ -116,6 +116,17 @@ pub fn timed_strength(
     Ok((params, description))
 }
 
+/// The time a game clock gives the next move: an even share of the time
+/// left over the moves the mover may still have to play (as many as 25 less
+/// half the moves played, at least 10), plus most of the increment, and
+/// never more than half of what is left, so that a long game does not run
+/// out.
+#[must_use]
+pub fn move_time(remaining: f64, increment: f64, moves_played: usize) -> f64 {
+    let moves_left = (25.0 - moves_played as f64 / 2.0).max(10.0);
+    (remaining / moves_left + 0.8 * increment).min(remaining / 2.0)
+}
+
 impl Level {
     /// The search settings of this level.
     #[must_use]
@@ -157,6 +168,18 @@ impl Level {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_game_clock_spends_its_time_over_the_game() {
+        // Five minutes at the start: 12 s, plus most of a 10 s increment.
+        assert!((move_time(300.0, 0.0, 0) - 12.0).abs() < 1e-9);
+        assert!((move_time(300.0, 10.0, 0) - 20.0).abs() < 1e-9);
+        // Later moves get a larger share of what is left, at most a tenth...
+        assert!((move_time(100.0, 0.0, 40) - 10.0).abs() < 1e-9);
+        assert!((move_time(100.0, 0.0, 90) - 10.0).abs() < 1e-9);
+        // ... and never more than half of it, whatever the increment.
+        assert!((move_time(4.0, 10.0, 10) - 2.0).abs() < 1e-9);
+    }
 
     #[test]
     fn a_time_per_move_caps_the_search_or_is_its_only_budget() {

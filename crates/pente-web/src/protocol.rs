@@ -42,11 +42,25 @@ pub struct Request {
     /// A time limit in seconds; alone, the search runs until it (or a
     /// million visits).
     pub seconds: Option<f64>,
+    /// The mover's game clock (not with `seconds`): the search gets a share
+    /// of it ([`level::move_time`]).
+    pub clock: Option<Clock>,
     /// A network directory, `heuristic` or `uniform`; default: the server's.
     pub model: Option<PathBuf>,
     /// Add `policy`: the prior of every legal move (for a heatmap).
     #[serde(default)]
     pub policy: bool,
+}
+
+/// A game clock: main time left and the increment each move adds, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Clock {
+    /// Seconds left on the mover's clock.
+    pub remaining: f64,
+    /// Seconds added after each move.
+    #[serde(default)]
+    pub increment: f64,
 }
 
 fn default_variant() -> String {
@@ -113,7 +127,19 @@ impl Request {
         let fail = |error: String| Failure { id: self.id.clone(), error };
         let variant: Variant = self.variant.parse().map_err(|e| fail(format!("{e}")))?;
         let game = replay(variant, self.size, &self.moves).map_err(fail)?;
-        let (level, visits, seconds) = match (self.level, self.visits, self.seconds) {
+        let seconds = match (self.seconds, self.clock) {
+            (Some(_), Some(_)) => return Err(fail("give seconds or clock, not both".into())),
+            (_, Some(Clock { remaining, increment })) => {
+                if !(remaining > 0.0 && remaining.is_finite() && increment >= 0.0 && increment.is_finite()) {
+                    return Err(fail(format!(
+                        "clock: remaining must be above 0 and increment at least 0, not {remaining} and {increment}"
+                    )));
+                }
+                Some(level::move_time(remaining, increment, game.moves().len()).min(MAX_SECONDS))
+            }
+            (seconds, None) => seconds,
+        };
+        let (level, visits, seconds) = match (self.level, self.visits, seconds) {
             (Some(_), Some(_), _) => return Err(fail("give visits or level, not both".into())),
             (None, None, None) => (defaults.level, defaults.visits, defaults.seconds),
             budget => budget,
@@ -258,6 +284,9 @@ mod tests {
         assert_eq!((by_default.params.max_seconds, by_default.params.visits), (Some(2.0), 1_000_000));
         let own = Request::parse(r#"{"visits": 30}"#).and_then(|r| r.prepare(defaults)).unwrap();
         assert_eq!((own.params.max_seconds, own.params.visits), (None, 30));
+        // A game clock: the move gets its share (5 minutes, no move played: 12 s).
+        let clocked = prepare(r#"{"clock": {"remaining": 300}}"#).unwrap();
+        assert_eq!((clocked.params.max_seconds, clocked.params.visits), (Some(12.0), 1_000_000));
         assert_eq!(prepare("{").unwrap_err().id, Value::Null);
         for (text, error) in [
             (r#"{"id": "x", "moves": ["K10", "K10"]}"#, "move 2"),
@@ -266,6 +295,9 @@ mod tests {
             (r#"{"id": "x", "visits": 5, "level": 2}"#, "not both"),
             (r#"{"id": "x", "level": 10}"#, "level 10"),
             (r#"{"id": "x", "seconds": -1}"#, "seconds"),
+            (r#"{"id": "x", "seconds": 1, "clock": {"remaining": 9}}"#, "not both"),
+            (r#"{"id": "x", "clock": {"remaining": 0}}"#, "clock"),
+            (r#"{"id": "x", "clock": {"remaining": 9, "increment": -1}}"#, "clock"),
             (r#"{"id": "x", "colour": "white"}"#, "colour"),
         ] {
             let failure = prepare(text).unwrap_err();

@@ -69,12 +69,15 @@ class Engine:
         visits: Optional[int] = None,
         level: Optional[int] = None,
         seconds: Optional[float] = None,
+        clock: Optional[Dict[str, float]] = None,
         model: Optional[Union[str, os.PathLike]] = None,
         policy: bool = False,
     ) -> Dict[str, Any]:
         """The engine's answer for a position: a ``pente.Game`` (its variant,
         size and moves) or moves (a list, or a move list ``"K10 L9"``) under
-        ``variant`` and ``size`` (default ``pente``, 19)."""
+        ``variant`` and ``size`` (default ``pente``, 19). ``clock``:
+        ``{"remaining": seconds, "increment": seconds}``, the mover's game clock,
+        of which the engine spends a share."""
         if isinstance(position, str):
             moves = position.split()
         elif hasattr(position, "moves") and hasattr(position, "variant"):
@@ -86,7 +89,7 @@ class Engine:
         request: Dict[str, Any] = {"id": self._next_id, "moves": moves, "policy": policy}
         self._next_id += 1
         for key, value in [("variant", variant), ("size", size), ("visits", visits), ("level", level),
-                           ("seconds", seconds), ("model", None if model is None else str(model))]:
+                           ("seconds", seconds), ("clock", clock), ("model", None if model is None else str(model))]:
             if value is not None:
                 request[key] = value
         try:
