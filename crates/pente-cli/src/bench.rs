@@ -726,7 +726,7 @@ fn bench_samples(file: &std::path::Path) -> anyhow::Result<ExitCode> {
     let one = start.elapsed().as_secs_f64();
     let refs: Vec<&pente_core::Position> = positions.iter().collect();
     let start = Instant::now();
-    pente_dataset::encode_positions(kind, &refs, &mut out);
+    pente_nn::features::encode_positions(kind, &refs, &mut out);
     let all = start.elapsed().as_secs_f64();
     say!(
         "features version 2 of {} positions: {:.0} positions/s on one thread, {:.0} on {} (as Python's encode)",

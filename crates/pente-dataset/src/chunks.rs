@@ -69,10 +69,8 @@ impl SampleChunks {
     /// As [`SampleChunks::next_chunk`].
     pub fn read_all(&mut self) -> Result<SampleArrays, DatasetError> {
         let (columns, features) = (self.options.columns, self.options.features);
-        Ok(self.next_chunk(usize::MAX)?.unwrap_or_else(|| {
-            SampleArrays::from_games(&[], self.size.unwrap_or(pente_core::MAX_SIZE), columns, features)
-                .expect("no game to replay")
-        }))
+        let size = self.size.unwrap_or(pente_core::MAX_SIZE);
+        Ok(self.next_chunk(usize::MAX)?.unwrap_or_else(|| SampleArrays::allocate(size, 0, [], columns, features)))
     }
 
     pub(crate) fn next_games(&mut self, min: usize) -> Result<Vec<GameSamples>, DatasetError> {

@@ -6,10 +6,10 @@ use ndarray::{ArrayView, IxDyn};
 use ndarray_npy::{NpzWriter, WritableElement, WriteNpzError};
 use pente_core::{Color, Position, ReplayError, Variant};
 use pente_features::Features;
-use pente_records::{GameResult, GameSamples, PositionSample, value_for};
+use pente_records::{GameSamples, PositionSample, reply_after, value_for};
 use rayon::prelude::*;
 
-use crate::{dense_or_minus_one, fill_board};
+use crate::{color_code, dense_or_minus_one, fill_board};
 
 /// Which of the large columns (a board's worth of values a sample) to
 /// build: they are most of the memory, and most of the time of reading.
@@ -199,11 +199,11 @@ impl SampleArrays {
     /// policy's offsets set.
     pub(crate) fn allocate<'a>(
         size: u8,
-        samples: impl ExactSizeIterator<Item = &'a PositionSample>,
+        n: usize,
+        samples: impl IntoIterator<Item = &'a PositionSample>,
         columns: Columns,
         features: Option<Features>,
     ) -> SampleArrays {
-        let n = samples.len();
         let area = usize::from(size) * usize::from(size);
         let policy = if columns.dense_policy {
             Policy::Dense(vec![0.0; n * area])
@@ -248,11 +248,9 @@ impl SampleArrays {
         columns: Columns,
         features: Option<Features>,
     ) -> Result<SampleArrays, (u64, ReplayError)> {
-        let samples = games.iter().flat_map(|g| &g.samples);
-        let n = games.iter().map(|g| g.samples.len()).sum();
-        let mut arrays =
-            SampleArrays::allocate(size, samples.take(n).collect::<Vec<_>>().into_iter(), columns, features);
         let counts: Vec<usize> = games.iter().map(|g| g.samples.len()).collect();
+        let samples = games.iter().flat_map(|g| &g.samples);
+        let mut arrays = SampleArrays::allocate(size, counts.iter().sum(), samples, columns, features);
         arrays.rows_by_game(&counts).into_par_iter().zip(games).try_for_each(|(mut rows, game)| {
             let all: Vec<usize> = (0..game.samples.len()).collect();
             fill_game(game, &all, None, &mut rows).map_err(|e| (game.game_id, e))
@@ -356,10 +354,6 @@ impl SampleArrays {
     }
 }
 
-fn color_code(color: Color) -> i8 {
-    if color == Color::White { 1 } else { -1 }
-}
-
 /// Fills the rows of `game`'s samples `which` (row `k` is sample
 /// `which[k]`) as `pente train` builds its targets, walking the moves once
 /// and keeping the board as an array. With the game's `last` position
@@ -373,11 +367,7 @@ pub(crate) fn fill_game(
     let size = game.rules.size();
     let area = rows.area;
     let variant = Variant::ALL.iter().position(|&v| v == game.rules.variant()).expect("a known variant") as u8;
-    let result = match game.result {
-        GameResult::White => 1,
-        GameResult::Black => -1,
-        GameResult::Draw => 0,
-    };
+    let result = game.result.winner().map_or(0, color_code);
     let mut order: Vec<usize> = (0..which.len()).collect();
     order.sort_by_key(|&k| game.samples[which[k]].ply);
     let plies = match (last, order.last()) {
@@ -441,10 +431,9 @@ pub(crate) fn fill_game(
                 _ => fill_board(&position, &mut board),
             }
         }
-        // The next move answers this one unless the mover moves again (Connect6's second stone).
-        let reply = game.moves.get(ply + 1).filter(|_| position.to_move() != mover);
+        let reply = reply_after(&game.moves, ply, mover, &position);
         for &k in &here {
-            rows.reply[k] = reply.map_or(-1, |&p| dense_or_minus_one(p, size));
+            rows.reply[k] = reply.map_or(-1, |p| dense_or_minus_one(p, size));
         }
     }
     let last = last.unwrap_or(&position);

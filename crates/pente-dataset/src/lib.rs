@@ -9,11 +9,9 @@
 
 use std::path::PathBuf;
 
-use ndarray_npy::WriteNpzError;
 use pente_core::{Color, Point, Position, ReplayError};
 use pente_features::Features;
 use pente_records::SamplesError;
-use rayon::prelude::*;
 use thiserror::Error;
 
 mod chunks;
@@ -71,14 +69,6 @@ pub enum DatasetError {
         /// The illegal move.
         source: ReplayError,
     },
-    /// Writing an `.npz` failed.
-    #[error("{}: {source}", path.display())]
-    Npz {
-        /// The file written.
-        path: PathBuf,
-        /// Why.
-        source: WriteNpzError,
-    },
 }
 
 /// What to read of a samples file.
@@ -102,23 +92,17 @@ pub fn dense_or_minus_one(point: Point, size: u8) -> i32 {
     if point.is_choice() { -1 } else { point.dense_index(size) as i32 }
 }
 
+/// A colour in the columns: 1 White, -1 Black.
+#[must_use]
+pub fn color_code(color: Color) -> i8 {
+    if color == Color::White { 1 } else { -1 }
+}
+
 /// Writes the stones of `position` (1 White, -1 Black) into `out`, `area` long.
 pub fn fill_board(position: &Position, out: &mut [i8]) {
     let size = position.rules().size();
     for (i, cell) in out.iter_mut().enumerate() {
         let p = Point::from_dense_index(i, size).expect("a point of the board");
-        *cell = match position.stone_at(p) {
-            Some(Color::White) => 1,
-            Some(Color::Black) => -1,
-            None => 0,
-        };
+        *cell = position.stone_at(p).map_or(0, color_code);
     }
-}
-
-/// Writes the planes of every position into `out` (`planes * area` floats
-/// each, all on one board size), in parallel.
-pub fn encode_positions(kind: Features, positions: &[&Position], out: &mut [f32]) {
-    let Some(first) = positions.first() else { return };
-    let stride = kind.planes() * first.rules().area();
-    out.par_chunks_mut(stride).zip(positions.par_iter()).for_each(|(out, position)| kind.encode(position, out));
 }

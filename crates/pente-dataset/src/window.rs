@@ -135,7 +135,7 @@ impl SampleWindow {
         let size = indices.first().map_or(pente_core::MAX_SIZE, |&i| self.sample(i).game.rules.size());
         assert!(indices.iter().all(|&i| self.sample(i).game.rules.size() == size), "one board size per batch");
         let samples = indices.iter().map(|&i| self.sample(i).sample);
-        let mut arrays = SampleArrays::allocate(size, samples, columns, features);
+        let mut arrays = SampleArrays::allocate(size, indices.len(), samples, columns, features);
         let rows = arrays.rows_by_game(&vec![1; indices.len()]);
         rows.into_par_iter().zip(indices).for_each(|(mut rows, &i)| {
             let (g, s) = self.index[i];

@@ -10,6 +10,7 @@
 
 use pente_core::{Color, LineWin, Point, Position};
 use pente_search::solver::{ThreatKind, ThreatMap};
+use rayon::prelude::*;
 use thiserror::Error;
 
 /// An input encoding.
@@ -194,6 +195,15 @@ pub fn encode_batch(kind: Features, positions: &[&Position], features: &mut Vec<
     for (position, out) in positions.iter().zip(features.chunks_exact_mut(planes * area)) {
         kind.encode(position, out);
     }
+}
+
+/// [`encode_batch`] into a slice (`positions.len() * planes * area`
+/// floats), the positions encoded in parallel: for batches built outside the
+/// search (datasets, Python), where the threats' analysis is most of the time.
+pub fn encode_positions(kind: Features, positions: &[&Position], out: &mut [f32]) {
+    let Some(first) = positions.first() else { return };
+    let stride = kind.planes() * first.rules().area();
+    out.par_chunks_mut(stride).zip(positions.par_iter()).for_each(|(out, position)| kind.encode(position, out));
 }
 
 #[cfg(test)]

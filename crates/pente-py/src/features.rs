@@ -1,8 +1,7 @@
 //! The network's input planes for many positions at once.
 
 use numpy::{IntoPyArray, PyArray4, PyArrayMethods};
-use pente_dataset::encode_positions;
-use pente_features::Features;
+use pente_features::{Features, encode_positions};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 

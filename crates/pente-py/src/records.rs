@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use pente_core::{Point, Rules};
+use pente_core::{Color, Point, Rules};
 use pente_records::{CsvGame, GameRecord, GameResult, ParseError, csv_games, jsonl_games};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -15,12 +15,9 @@ use crate::game::rules_of;
 /// The formats `read_games` reads.
 const FORMATS: &str = "csv, jsonl, pgn, moves";
 
+/// `"white"`, `"black"` or `"draw"`, as `games.csv` writes it.
 fn result_name(result: GameResult) -> &'static str {
-    match result {
-        GameResult::White => "white",
-        GameResult::Black => "black",
-        GameResult::Draw => "draw",
-    }
+    result.winner().map_or("draw", Color::name)
 }
 
 fn parse_error(path: &Path, error: &ParseError) -> PyErr {

@@ -52,5 +52,5 @@ pub use samples::{
     GameSamples, PositionSample, SAMPLES_HEADER_LEN, SAMPLES_MAGIC, SAMPLES_VERSION, SamplesError, SamplesReader,
     write_game_samples, write_samples_header,
 };
-pub use targets::{reply_to, value_for};
+pub use targets::{reply_after, reply_to, value_for};
 pub use validate::{FileReport, Format, GameReport, Summary, validate_csv, validate_jsonl, validate_text};

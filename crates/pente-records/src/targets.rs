@@ -22,13 +22,16 @@ pub fn value_for(result: GameResult, to_move: Color) -> f32 {
 /// (Connect6's second stone).
 #[must_use]
 pub fn reply_to(moves: &[Point], ply: usize, before: &Position) -> Option<Point> {
-    let played = *moves.get(ply)?;
     let mut after = before.clone();
-    after.play_unchecked(played);
-    if after.to_move() == before.to_move() {
-        return None;
-    }
-    moves.get(ply + 1).copied()
+    after.play_unchecked(*moves.get(ply)?);
+    reply_after(moves, ply, before.to_move(), &after)
+}
+
+/// [`reply_to`] for a walk over the moves that has already played
+/// `moves[ply]` by `mover`, reaching `after`.
+#[must_use]
+pub fn reply_after(moves: &[Point], ply: usize, mover: Color, after: &Position) -> Option<Point> {
+    moves.get(ply + 1).copied().filter(|_| after.to_move() != mover)
 }
 
 #[cfg(test)]
