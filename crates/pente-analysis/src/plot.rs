@@ -595,3 +595,76 @@ fn span(xs: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
         0.0..1.0
     }
 }
+
+/// One row of [`write_interval_bars`]: a share with its interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntervalBar {
+    /// The row's name (e.g. a variant).
+    pub label: String,
+    /// The share, in `[0, 1]`.
+    pub value: f64,
+    /// Its interval's lower end.
+    pub low: f64,
+    /// ... and upper end.
+    pub high: f64,
+}
+
+/// Draws one row per bar: its share as a dot with its interval as a
+/// whisker, in percent, with a line at 50 % (an even game); writes the PNG
+/// to `path`.
+///
+/// # Errors
+/// No rows, or the picture cannot be drawn or written.
+pub fn write_interval_bars(bars: &[IntervalBar], title: &str, path: &Path) -> Result<(), PlotError> {
+    if bars.is_empty() {
+        return Err(PlotError::Cannot("no rows to draw".into()));
+    }
+    let lows = bars.iter().map(|b| b.low * 100.0).chain([45.0]);
+    let highs = bars.iter().map(|b| b.high * 100.0).chain([55.0]);
+    let x_min = (lows.fold(f64::INFINITY, f64::min) / 5.0).floor() * 5.0;
+    let x_max = (highs.fold(f64::NEG_INFINITY, f64::max) / 5.0).ceil() * 5.0;
+    let rows = bars.len();
+    let height = 120 + 34 * rows as u32;
+    draw_png(path, (900, height), |root| {
+        let e = PlotError::drawing;
+        root.fill(&WHITE).map_err(e)?;
+        // Row i is drawn at y = rows - i, so the first bar is on top.
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, 20))
+            .margin(16)
+            .x_label_area_size(40)
+            .y_label_area_size(130)
+            .build_cartesian_2d(x_min..x_max, 0.5..rows as f64 + 0.5)
+            .map_err(e)?;
+        let label_of = |y: &f64| {
+            let i = rows as f64 - y.round();
+            if (y - y.round()).abs() < 1e-6 && i >= 0.0 && (i as usize) < rows {
+                bars[i as usize].label.clone()
+            } else {
+                String::new()
+            }
+        };
+        chart
+            .configure_mesh()
+            .x_desc("score, %")
+            .y_labels(rows)
+            .y_label_formatter(&label_of)
+            .disable_y_mesh()
+            .label_style((FONT, 13))
+            .axis_desc_style((FONT, 13))
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(e)?;
+        let even =
+            PathElement::new(vec![(50.0, 0.5), (50.0, rows as f64 + 0.5)], RGBColor(150, 150, 150).stroke_width(1));
+        chart.draw_series(std::iter::once(even)).map_err(e)?;
+        let color = SERIES[0];
+        for (i, bar) in bars.iter().enumerate() {
+            let y = (rows - i) as f64;
+            let whisker = PathElement::new(vec![(bar.low * 100.0, y), (bar.high * 100.0, y)], color.stroke_width(2));
+            chart.draw_series(std::iter::once(whisker)).map_err(e)?;
+            chart.draw_series(std::iter::once(Circle::new((bar.value * 100.0, y), 4, color.filled()))).map_err(e)?;
+        }
+        Ok(())
+    })
+}

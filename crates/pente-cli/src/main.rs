@@ -3,6 +3,7 @@
 mod analyze;
 mod arena;
 mod bench;
+mod book;
 mod engine;
 mod export;
 mod improve;
@@ -81,6 +82,9 @@ enum Command {
     Plot(plot::PlotCommand),
     /// A web board in the browser: play, live analysis, game viewer, opening explorer.
     Serve(serve::ServeArgs),
+    /// Opening books grown by strong self-play: build, show, and the fairness table.
+    #[command(subcommand)]
+    Book(book::BookCommand),
 }
 
 fn main() -> ExitCode {
@@ -100,6 +104,7 @@ fn main() -> ExitCode {
         Command::Worker(args) => store::worker(args),
         Command::Model(command) => model::run(command),
         Command::Bench(command) => bench::run(command),
+        Command::Book(command) => book::run(command),
         Command::Export(command) => export::run(command),
         Command::Stats(args) => stats::run(args),
         Command::Plot(command) => plot::run(command),

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The fairness study: a root-only book of 1 000 strong self-play games for
+# each variant of the pente.org family on 19x19, then the table and its plot.
+#
+#   bash scripts/fairness.sh                      # every variant, into data/books/fairness/
+#   VARIANTS="pente keryo" GAMES=200 bash scripts/fairness.sh
+#   OUT=/tmp/f TEMPERATURE_PLIES=2 bash scripts/fairness.sh   # how the games' variety moves the figure
+#
+# Each book is resumable: run the same command again after a kill.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pente="${PENTE:-target/release/pente}"
+out="${OUT:-data/books/fairness}"
+variants="${VARIANTS:-pente keryo free-pente free-keryo g-pente d-pente dk-pente swap2-pente swap2-keryo poof-pente boat-pente o-pente connect6}"
+config="${CONFIG:-configs/book-fairness.toml}"
+if [ -n "${TEMPERATURE_PLIES:-}" ]; then
+    config="$(mktemp)"
+    sed "s/^temperature_plies = .*/temperature_plies = $TEMPERATURE_PLIES/" configs/book-fairness.toml > "$config"
+fi
+mkdir -p "$out"
+books=()
+for variant in $variants; do
+    "$pente" book build --config "$config" --variant "$variant" --out "$out/$variant.sqlite" \
+        ${GAMES:+--root-games "$GAMES"} ${THREADS:+--threads "$THREADS"} ${QUIET:+--quiet}
+    books+=("$out/$variant.sqlite")
+done
+"$pente" book fairness "${books[@]}" --plot "$out/fairness.png" | tee "$out/fairness.txt"
+"$pente" book fairness "${books[@]}" --format csv > "$out/fairness.csv"
