@@ -21,7 +21,7 @@ pub mod work;
 
 pub use build::{Phase, Progress, Summary, build};
 pub use error::BookError;
-pub use query::{ChildView, NodeView};
+pub use query::{BookPlayer, ChildView, NodeView};
 pub use settings::BookSettings;
 pub use stats::{Score, Tally};
 pub use store::{Book, Candidate, Evaluation, FORMAT, GameRecord, Node};

@@ -190,3 +190,76 @@ impl Book {
         Ok(line[moves.len()..].to_vec())
     }
 }
+
+/// A book a player follows while the game is in it: the best expanded
+/// move by backed value, or (with `variety` above 0) one drawn among the
+/// moves within `variety` of the best. Shareable between threads.
+pub struct BookPlayer {
+    book: std::sync::Mutex<Book>,
+    variety: f32,
+    rng: std::sync::Mutex<rand::rngs::SmallRng>,
+}
+
+impl std::fmt::Debug for BookPlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BookPlayer").field("path", &self.path()).field("variety", &self.variety).finish()
+    }
+}
+
+impl BookPlayer {
+    /// Opens `path` for play.
+    ///
+    /// # Errors
+    /// The book does not open.
+    pub fn open(path: &std::path::Path, variety: f32, seed: u64) -> Result<BookPlayer, BookError> {
+        Ok(BookPlayer {
+            book: std::sync::Mutex::new(Book::open(path)?),
+            variety,
+            rng: std::sync::Mutex::new(rand::rngs::SmallRng::seed_from_u64(seed)),
+        })
+    }
+
+    /// The rules the book is for.
+    #[must_use]
+    pub fn rules(&self) -> pente_core::Rules {
+        self.book.lock().expect("no panic while holding the book").rules()
+    }
+
+    /// The book's file, for messages.
+    #[must_use]
+    pub fn path(&self) -> std::path::PathBuf {
+        self.book.lock().expect("no panic while holding the book").path().to_path_buf()
+    }
+
+    /// The book's move after `moves` under `rules`; `None` out of the book,
+    /// under other rules, or if the book cannot be read (the player then searches).
+    pub fn choose(&self, rules: &pente_core::Rules, moves: &[Point]) -> Option<Point> {
+        let book = self.book.lock().expect("no panic while holding the book");
+        if book.rules() != *rules {
+            return None;
+        }
+        let mut rng = self.rng.lock().expect("no panic while holding the generator");
+        book.book_move(moves, self.variety, &mut *rng).ok().flatten()
+    }
+}
+
+impl BookPlayer {
+    /// The node `moves` reach under `rules`, as [`Book::lookup`]; `None`
+    /// out of the book or under other rules.
+    ///
+    /// # Errors
+    /// An illegal move; the book's errors.
+    pub fn lookup(&self, rules: &pente_core::Rules, moves: &[Point]) -> Result<Option<NodeView>, BookError> {
+        let book = self.book.lock().expect("no panic while holding the book");
+        if book.rules() != *rules {
+            return Ok(None);
+        }
+        book.lookup(moves)
+    }
+
+    /// The player that built the book.
+    #[must_use]
+    pub fn player(&self) -> String {
+        self.book.lock().expect("no panic while holding the book").player().to_string()
+    }
+}

@@ -11,7 +11,7 @@ use pente_nn::BurnBackend;
 use pente_search::Backend;
 use pente_train::{ArenaConfig, PlayerKind, PlayerSpec, Records, play_match};
 
-use crate::player::BackendArgs;
+use crate::player::{BackendArgs, BookArgs};
 
 /// Arguments of `pente arena`.
 #[derive(Debug, Args)]
@@ -50,6 +50,13 @@ pub struct ArenaArgs {
     /// they are kept and counted, and only the others are played.
     #[arg(long, requires = "out")]
     resume: bool,
+    /// An opening book player A plays from while the game is in it (its
+    /// name gets `+book`); --book-variety draws among its near-best moves.
+    #[command(flatten)]
+    book: BookArgs,
+    /// An opening book for player B.
+    #[arg(long, value_name = "BOOK")]
+    book_b: Option<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -64,7 +71,14 @@ pub fn run(args: &ArenaArgs) -> anyhow::Result<ExitCode> {
     let b = PlayerSpec::parse_at(&args.b, args.level).map_err(|e| anyhow::anyhow!("--b: {e}"))?;
     let networks = [&a, &b].iter().any(|spec| matches!(spec.kind, PlayerKind::Model(_)));
     let backend: Arc<dyn Backend> = if networks { args.backend.choose()? } else { Arc::new(BurnBackend::cpu()) };
-    let (a, b) = (a.load(backend.as_ref())?, b.load(backend.as_ref())?);
+    let (mut a, mut b) = (a.load(backend.as_ref())?, b.load(backend.as_ref())?);
+    if let Some(book) = args.book.open(Some(rules))? {
+        a = a.with_book(book)?;
+    }
+    let book_b = BookArgs { book: args.book_b.clone(), book_variety: args.book.book_variety };
+    if let Some(book) = book_b.open(Some(rules))? {
+        b = b.with_book(book)?;
+    }
     let config = ArenaConfig { games: args.games.max(1), rules, opening_plies: args.opening_plies, seed: args.seed };
     let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(u64::from(config.games)) };
     bar.set_style(

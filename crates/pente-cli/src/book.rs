@@ -173,6 +173,7 @@ fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             .expect("a valid template"),
     );
     let started = Instant::now();
+    let cpu = cpu_time::ProcessTime::now();
     let mut phase = None;
     let mut on_progress = |p: &Progress| {
         if phase != Some(p.phase) {
@@ -190,14 +191,18 @@ fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let summary = pente_book::build(&mut book, threads, &make, &mut on_progress)
         .with_context(|| format!("building {}", args.out.display()))?;
     bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    // How busy the cores were: the process's CPU time over the wall time.
+    let cores = cpu.elapsed().as_secs_f64() / seconds.max(1e-9);
+    let machine = crate::player::all_threads();
     println!(
-        "{}: {} nodes ({} evaluated now), {} games ({} played now) in {:.1} s",
+        "{}: {} nodes ({} evaluated now), {} games ({} played now) in {seconds:.1} s; CPU {cores:.2} cores of {machine} ({:.0} %)",
         args.out.display(),
         summary.nodes,
         summary.evaluated,
         summary.games,
         summary.games_played,
-        started.elapsed().as_secs_f64()
+        100.0 * cores / machine as f64
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -23,7 +23,7 @@ use clap::Args;
 use pente_search::Search;
 use pente_web::protocol::{Failure, Request, Response};
 
-use crate::player::{BackendArgs, LazyBackend, LoadedEvaluator, StrengthArgs, load_evaluator};
+use crate::player::{BackendArgs, BookArgs, LazyBackend, LoadedEvaluator, StrengthArgs, load_evaluator};
 
 /// Arguments of `pente engine`.
 #[derive(Debug, Args)]
@@ -34,6 +34,11 @@ pub struct EngineArgs {
     /// Defaults for requests without `visits`, `level` or `seconds`.
     #[command(flatten)]
     strength: StrengthArgs,
+    /// With a book, `best_move` is the book's move while the position is in
+    /// it (of the book's variant and size), and `"book": true` says so; the
+    /// candidates and value still come from the search.
+    #[command(flatten)]
+    book: BookArgs,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -42,6 +47,7 @@ pub struct EngineArgs {
 pub fn run(args: &EngineArgs) -> anyhow::Result<ExitCode> {
     let mut evaluators: HashMap<Option<PathBuf>, LoadedEvaluator> = HashMap::new();
     let mut backend = LazyBackend::new(&args.backend);
+    let book = args.book.open(None)?;
     let stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lines() {
@@ -49,7 +55,7 @@ pub fn run(args: &EngineArgs) -> anyhow::Result<ExitCode> {
         if line.trim().is_empty() {
             continue;
         }
-        let reply = match answer(&line, args, &mut backend, &mut evaluators) {
+        let reply = match answer(&line, args, book.as_deref(), &mut backend, &mut evaluators) {
             Ok(response) => serde_json::to_string(&response)?,
             Err(failure) => serde_json::to_string(&failure)?,
         };
@@ -63,6 +69,7 @@ pub fn run(args: &EngineArgs) -> anyhow::Result<ExitCode> {
 fn answer(
     line: &str,
     args: &EngineArgs,
+    book: Option<&pente_book::BookPlayer>,
     backend: &mut LazyBackend,
     evaluators: &mut HashMap<Option<PathBuf>, LoadedEvaluator>,
 ) -> Result<Response, Failure> {
@@ -77,6 +84,10 @@ fn answer(
     let loaded = &evaluators[&model];
     let mut search = Search::new(prepared.game.position().clone(), prepared.params, 0);
     let mut result = search.run(loaded.evaluator.as_ref());
-    result.best_move = search.play_move(&result);
-    Ok(Response::new(prepared.id, &result, loaded.description.clone(), prepared.policy))
+    let game = &prepared.game;
+    let from_book = book.and_then(|b| b.choose(game.rules(), game.moves()));
+    result.best_move = from_book.or_else(|| search.play_move(&result));
+    let mut response = Response::new(prepared.id, &result, loaded.description.clone(), prepared.policy);
+    response.book = from_book.is_some();
+    Ok(response)
 }

@@ -9,7 +9,7 @@ use pente_core::{Color, Game, Point, Position, Seat, Variant, column_letter};
 use pente_search::{Search, SearchParams};
 
 use crate::analyze::{whose_turn, winrate};
-use crate::player::{BackendArgs, LazyBackend, StrengthArgs, load_evaluator};
+use crate::player::{BackendArgs, BookArgs, LazyBackend, StrengthArgs, load_evaluator};
 
 /// The colour the human plays: in D-Pente and Swap2, the seat (`white`:
 /// the first player, who places the opening stones).
@@ -38,6 +38,8 @@ pub struct PlayArgs {
     /// Board side, odd, 7 to 19.
     #[arg(long, default_value_t = 19)]
     size: u8,
+    #[command(flatten)]
+    book: BookArgs,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -74,6 +76,7 @@ pub fn draw(position: &Position) -> String {
 /// Runs `pente play` until the game ends or the human quits.
 pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
     let rules = crate::rules(args.variant, args.size)?;
+    let book = args.book.open(Some(rules))?;
     let loaded = load_evaluator(args.model.as_deref(), &mut LazyBackend::new(&args.backend))?;
     let human = match args.color {
         Side::White => Seat::First,
@@ -98,6 +101,9 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout().lock();
     writeln!(out, "engine: {} at {strength}; you play {you_play}", loaded.description)?;
+    if let Some(book) = &book {
+        writeln!(out, "opening book: {} (the engine plays from it while the game is in it)", book.path().display())?;
+    }
     writeln!(out, "enter moves like K10 (or swap, stay, pass when choosing colours); also: undo, hint, quit")?;
     loop {
         writeln!(out, "\n{}", draw(game.position()))?;
@@ -106,6 +112,12 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         if game.position().actor() != human {
+            if let Some(point) = book.as_ref().and_then(|b| b.choose(&rules, game.moves())) {
+                writeln!(out, "engine plays {point} (from the book)")?;
+                game.play(point)?;
+                search.advance(point);
+                continue;
+            }
             let result = search.run(loaded.evaluator.as_ref());
             let point = search.play_move(&result).expect("a game that goes on has a move");
             writeln!(out, "engine plays {point} (its win rate {:.1} %)", 100.0 * winrate(result.value))?;

@@ -208,3 +208,47 @@ const fn wgpu_name() -> &'static str {
 const fn cuda_name() -> &'static str {
     if cfg!(feature = "cuda") { ", cuda" } else { "" }
 }
+
+/// `--book` and `--book-variety`: an opening book to play from.
+#[derive(Debug, Clone, Args)]
+pub struct BookArgs {
+    /// An opening book (`pente book build`) to play from while the game is
+    /// in it: its best expanded move by backed-up value; the search plays
+    /// once the game leaves the book.
+    #[arg(long, value_name = "BOOK")]
+    pub book: Option<PathBuf>,
+    /// Variety in the book: play any expanded move whose value is within
+    /// this margin of the best (values run from -1 to 1), drawn at random; 0
+    /// plays the best.
+    #[arg(long, default_value_t = 0.0, value_name = "MARGIN")]
+    pub book_variety: f32,
+}
+
+impl BookArgs {
+    /// The book, if one was given, checked against the `rules` it will be
+    /// used with (`None`: any, as the engine's requests bring their own).
+    pub fn open(&self, rules: Option<pente_core::Rules>) -> anyhow::Result<Option<Arc<pente_book::BookPlayer>>> {
+        let Some(path) = &self.book else { return Ok(None) };
+        if !(self.book_variety.is_finite() && self.book_variety >= 0.0) {
+            anyhow::bail!("--book-variety must be 0 or more");
+        }
+        let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let book = pente_book::BookPlayer::open(path, self.book_variety, seed)?;
+        if let Some(rules) = rules
+            && book.rules() != rules
+        {
+            let theirs = book.rules();
+            anyhow::bail!(
+                "{}: the book is for {} {}x{}, not {} {}x{}",
+                path.display(),
+                theirs.variant(),
+                theirs.size(),
+                theirs.size(),
+                rules.variant(),
+                rules.size(),
+                rules.size()
+            );
+        }
+        Ok(Some(Arc::new(book)))
+    }
+}

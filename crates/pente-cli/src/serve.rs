@@ -8,7 +8,7 @@ use clap::Args;
 use pente_search::Evaluator;
 use pente_web::{EvaluatorSource, ServeOptions};
 
-use crate::player::{BackendArgs, LazyBackend, StrengthArgs, load_evaluator};
+use crate::player::{BackendArgs, BookArgs, LazyBackend, StrengthArgs, load_evaluator};
 
 /// Arguments of `pente serve`.
 #[derive(Debug, Args)]
@@ -38,6 +38,10 @@ pub struct ServeArgs {
     /// The engine's default strength, for requests that give none.
     #[command(flatten)]
     strength: StrengthArgs,
+    /// An opening book: the explorer shows its numbers beside the games',
+    /// and the engine plays from it while the game is in it.
+    #[command(flatten)]
+    book: BookArgs,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -72,6 +76,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         port: args.port,
         games: args.games.clone(),
         defaults: args.strength.defaults(),
+        book: args.book.open(None)?,
     };
     let networks = Networks { default_model: args.model.clone(), backend: LazyBackend::new(&args.backend) };
     pente_web::serve(&options, Box::new(networks), |url| {

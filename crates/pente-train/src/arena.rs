@@ -140,7 +140,7 @@ impl PlayerSpec {
         let (evaluator, name): (Box<dyn Evaluator>, String) = match &self.kind {
             PlayerKind::TextPente(level) => {
                 let config = TextPenteConfig::new(*level)?;
-                return Ok(Player { name: config.name(), engine: Engine::TextPente(config) });
+                return Ok(Player { name: config.name(), engine: Engine::TextPente(config), book: None });
             }
             PlayerKind::Heuristic => (Box::new(HeuristicEvaluator::default()), "heuristic".into()),
             PlayerKind::Uniform => (Box::new(UniformEvaluator::default()), "uniform".into()),
@@ -154,13 +154,17 @@ impl PlayerSpec {
         if let Some(number) = self.level {
             let params = pente_search::level::level(number).map_err(TrainError::Config)?.params();
             let name = format!("{name}@level{number}");
-            return Ok(Player { name, engine: Engine::Search { evaluator, params } });
+            return Ok(Player { name, engine: Engine::Search { evaluator, params }, book: None });
         }
         let mut params = SearchParams { visits: self.visits, max_seconds: self.seconds, ..SearchParams::default() };
         params.tactics.enabled = self.solver;
         let budget = self.seconds.map_or(self.visits.to_string(), |s| format!("{s}s"));
         let suffix = if self.solver { "" } else { "+nosolver" };
-        Ok(Player { name: format!("{name}@{budget}{suffix}"), engine: Engine::Search { evaluator, params } })
+        Ok(Player {
+            name: format!("{name}@{budget}{suffix}"),
+            engine: Engine::Search { evaluator, params },
+            book: None,
+        })
     }
 }
 
@@ -173,6 +177,8 @@ pub struct Player {
     pub name: String,
     /// What chooses its moves.
     pub engine: Engine,
+    /// An opening book it plays from while the game is in it (our search only).
+    pub book: Option<std::sync::Arc<pente_book::BookPlayer>>,
 }
 
 /// How a [`Player`] chooses moves.
@@ -189,6 +195,19 @@ pub enum Engine {
 }
 
 impl Player {
+    /// This player following `book` while the game is in it: `NAME+book`.
+    ///
+    /// # Errors
+    /// [`TrainError::Config`] for a `pente -text` player (it has its own play).
+    pub fn with_book(mut self, book: std::sync::Arc<pente_book::BookPlayer>) -> Result<Player, TrainError> {
+        if matches!(self.engine, Engine::TextPente(_)) {
+            return Err(TrainError::Config(format!("{}: an external program cannot follow a book", self.name)));
+        }
+        self.name.push_str("+book");
+        self.book = Some(book);
+        Ok(self)
+    }
+
     /// What it is, for the game records.
     fn settings(&self) -> serde_json::Value {
         match &self.engine {
@@ -364,7 +383,12 @@ impl ArenaGame {
         let played = match &mut self.sides[mover] {
             Side::Search(search) => {
                 let result = search.result();
-                let point = search.play_move(&result).expect("an unfinished game has a move");
+                let game = &self.played.game;
+                let from_book = players[mover].book.as_ref().and_then(|book| book.choose(game.rules(), game.moves()));
+                let point = match from_book {
+                    Some(point) => point,
+                    None => search.play_move(&result).expect("an unfinished game has a move"),
+                };
                 JsonMove { point, value: result.value, visits: result.visits, policy: vec![] }
             }
             Side::TextPente(program) => JsonMove { point: program.next_move()?, value: 0.0, visits: 0, policy: vec![] },

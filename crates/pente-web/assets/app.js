@@ -438,7 +438,7 @@ async function upload(file) {
 async function refreshExplorer() {
   const body = $("explorer").tBodies[0];
   const summary = $("explorer-summary");
-  if (!state.games.length) {
+  if (!state.games.length && !state.info.book) {
     state.explorer = null;
     body.innerHTML = "";
     summary.textContent = "load games to explore their openings";
@@ -454,6 +454,7 @@ async function refreshExplorer() {
     return;
   }
   if (epoch !== state.epoch) return;
+  renderBook(report.book);
   state.explorer = report.explorer;
   body.innerHTML = "";
   const reached = report.explorer.positions.reduce((sum, row) => sum + row.games, 0);
@@ -468,6 +469,35 @@ async function refreshExplorer() {
     tr.addEventListener("click", () => play(row.key));
   }
   renderBoard();
+}
+
+// The book's node for this position, beside the loaded games' numbers.
+function renderBook(node) {
+  const table = $("book");
+  const body = table.tBodies[0];
+  const summary = $("book-summary");
+  body.innerHTML = "";
+  const book = state.info.book;
+  if (!book) { table.hidden = true; summary.textContent = ""; return; }
+  const percent = (x) => (100 * x).toFixed(1) + " %";
+  const score = (s, games) => games ? `${percent(s.score)} (${(100 * s.low).toFixed(1)}-${(100 * s.high).toFixed(1)})` : "-";
+  if (!node) {
+    table.hidden = true;
+    summary.textContent = `book (${book.variant} ${book.size}x${book.size}): this position is not in it`;
+    return;
+  }
+  table.hidden = false;
+  summary.textContent = `book (${book.player}): ${node.tally.games} games from here, White's score ${score(node.white_score, node.tally.games)}; best line ${node.best_line || "-"}`;
+  summary.dataset.games = String(node.tally.games);
+  for (const child of node.children) {
+    const tr = body.insertRow();
+    tr.dataset.move = child.point;
+    const value = child.value === null ? "-" : (child.value >= 0 ? "+" : "") + child.value.toFixed(3);
+    for (const cell of [child.point, child.tally.games, score(child.white_score, child.tally.games), value, child.prior.toFixed(3)]) {
+      tr.insertCell().textContent = cell;
+    }
+    tr.addEventListener("click", () => play(child.point));
+  }
 }
 
 // ---- export ----

@@ -214,6 +214,39 @@ test("the explorer shows the numbers of pente stats", async () => {
   await page.close();
 });
 
+test("the explorer shows the opening book's numbers, and the engine plays from the book", async () => {
+  const BOOK = "data/books/pente.sqlite";
+  const own = await startServer(["--model", "heuristic", "--level", "3", "--book", BOOK]);
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(own.url);
+    await page.waitForSelector('[data-point="K10"]');
+    await page.selectOption('[data-testid="human"]', "both");
+    await page.click('[data-point="K10"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="status"]').dataset.plies === "1");
+    const node = JSON.parse(execFileSync(BIN, ["book", "show", BOOK, "--moves", "K10", "--top", "0", "--format", "json"]).toString());
+    assert.ok(node.children.length > 0, "the book goes on from K10");
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="book"] tbody tr').length === n, node.children.length);
+    const rows = await page.$$eval('[data-testid="book"] tbody tr', (trs) => trs.map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent]));
+    assert.deepEqual(rows, node.children.map((c) => [c.point, String(c.tally.games)]));
+    assert.equal(await page.getAttribute('[data-testid="book-summary"]', "data-games"), String(node.tally.games));
+    // The engine's move in the book is the book's best line.
+    const answer = await fetch(own.address + "api/analyze", {
+      method: "POST",
+      headers: { "x-pente-token": own.token },
+      body: JSON.stringify({ moves: ["K10"], visits: 8 }),
+    }).then((r) => r.json());
+    assert.equal(answer.book, true);
+    assert.equal(answer.best_move, node.best_line.split(" ")[0]);
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    own.child.kill();
+  }
+});
+
 test("requests without the token, from another site or under another name are refused", async () => {
   assert.equal((await fetch(address + "api/info")).status, 401);
   assert.equal((await fetch(address)).status, 401);

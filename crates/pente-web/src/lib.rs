@@ -49,6 +49,8 @@ pub struct ServeOptions {
     /// The token every request must carry; `None` (no token) only on a
     /// loopback address.
     pub token: Option<String>,
+    /// An opening book (`pente book build`) for the explorer and the engine's moves.
+    pub book: Option<std::sync::Arc<pente_book::BookPlayer>>,
 }
 
 /// Whether `host` names this machine's loopback interface only.
@@ -124,6 +126,7 @@ pub fn serve(
             library: Arc::new(RwLock::new(library)),
             defaults: options.defaults,
             guard: Arc::new(guard),
+            book: options.book.clone(),
         };
         let url = match &options.token {
             Some(token) => format!("http://{bound}/?token={token}"),

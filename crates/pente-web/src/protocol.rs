@@ -188,6 +188,9 @@ pub struct Response {
     /// With `"policy": true`: every legal move's prior, highest first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy: Option<Vec<PriorJson>>,
+    /// `best_move` came from an opening book (`pente engine --book`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub book: bool,
 }
 
 /// One move's prior in [`Response::policy`].
@@ -263,6 +266,7 @@ impl Response {
                 .collect(),
             evaluator,
             policy,
+            book: false,
         }
     }
 }

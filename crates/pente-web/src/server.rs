@@ -53,6 +53,9 @@ pub struct AppState {
     pub defaults: Defaults,
     /// Who may use the server.
     pub guard: Arc<Guard>,
+    /// An opening book: the explorer shows its numbers, and the engine's
+    /// `best_move` comes from it while the game is in it.
+    pub book: Option<Arc<pente_book::BookPlayer>>,
 }
 
 /// The routes of `pente serve`.
@@ -191,6 +194,10 @@ async fn info(State(state): State<AppState>) -> Json<Value> {
         "default_level": state.defaults.level,
         "default_visits": state.defaults.visits.unwrap_or(pente_search::SearchParams::default().visits),
         "files": files,
+        "book": state.book.as_ref().map(|b| {
+            let rules = b.rules();
+            json!({ "variant": rules.variant().to_string(), "size": rules.size(), "player": b.player() })
+        }),
         "searches_running": state.engine.running(),
         "endpoints": [
             "POST /api/position", "POST /api/analyze", "GET /api/analyze/stream?request=JSON",
@@ -275,10 +282,12 @@ async fn position(body: Bytes) -> Answer {
 async fn analyze(State(state): State<AppState>, client: Client, body: Bytes) -> Answer {
     let _permit = admit(&state, client)?;
     let prepared = Request::parse(&String::from_utf8_lossy(&body))?.prepare(state.defaults)?;
+    let book_move = book_move(&state, &prepared.game);
     let mut updates = state.engine.search(prepared, false);
     while let Some(update) = updates.recv().await {
-        let update = update?;
+        let mut update = update?;
         if update.done {
+            follow_book(&mut update.response, book_move);
             return Ok(Json(update.response).into_response());
         }
     }
@@ -297,12 +306,16 @@ async fn analyze_stream(
     let text = query.get("request").ok_or_else(|| bad("give the engine request as ?request=JSON"))?;
     let prepared = Request::parse(text)?.prepare(state.defaults)?;
     let permit = admit(&state, client)?;
+    let book_move = book_move(&state, &prepared.game);
     let updates = ReceiverStream::new(state.engine.search(prepared, true));
     // The permit lives as long as the stream: until the search ends or the client goes.
     let events = updates.map(move |update| {
         let _held = &permit;
         let event = match update {
-            Ok(update) => {
+            Ok(mut update) => {
+                if update.done {
+                    follow_book(&mut update.response, book_move);
+                }
                 Event::default().event(if update.done { "done" } else { "update" }).json_data(update.response)
             }
             Err(f) => Event::default().event("failure").json_data(f),
@@ -313,6 +326,19 @@ async fn analyze_stream(
 }
 
 type Params = HashMap<String, String>;
+
+/// The book's move in `game`, if the server has a book and the game is in it.
+fn book_move(state: &AppState, game: &Game) -> Option<Point> {
+    state.book.as_ref().and_then(|book| book.choose(game.rules(), game.moves()))
+}
+
+/// Makes the book's move the one the engine plays.
+fn follow_book(response: &mut crate::protocol::Response, book_move: Option<Point>) {
+    if let Some(point) = book_move {
+        response.best_move = Some(point);
+        response.book = true;
+    }
+}
 
 /// The query string's parameters, or a 400.
 fn query_of(query: Result<Query<Params>, QueryRejection>) -> Result<Params, ApiError> {
@@ -385,8 +411,17 @@ async fn explorer(State(state): State<AppState>, query: Result<Query<Params>, Qu
         return Err(bad(format!("moves: move {}: {p} is off the {size}x{size} board", i + 1)));
     }
     let library = Arc::clone(&state.library);
-    let report = tokio::task::spawn_blocking(move || library.read().map(|l| l.explore(rules, moves)).ok()).await;
-    Ok(Json(report.ok().flatten().ok_or_else(|| broken("the game library is unreadable"))?).into_response())
+    let book = state.book.clone();
+    let answer = tokio::task::spawn_blocking(move || {
+        let report = library.read().map(|l| l.explore(rules, moves.clone())).ok()?;
+        let node = book.and_then(|b| b.lookup(&rules, &moves).ok().flatten());
+        Some((report, node))
+    })
+    .await;
+    let (report, node) = answer.ok().flatten().ok_or_else(|| broken("the game library is unreadable"))?;
+    let mut report = serde_json::to_value(report).map_err(|e| broken(&e.to_string()))?;
+    report["book"] = serde_json::to_value(node).map_err(|e| broken(&e.to_string()))?;
+    Ok(Json(report).into_response())
 }
 
 /// `POST /api/pgn`: the game as a pente.org PGN file.

@@ -42,6 +42,7 @@ fn state() -> AppState {
         library: Arc::new(RwLock::new(library)),
         defaults: Defaults::default(),
         guard: Arc::new(Guard::new(Some(TOKEN.into()), Some(Guard::loopback_hosts(8080)), 8080)),
+        book: None,
     }
 }
 

@@ -1,0 +1,129 @@
+//! `pente book`: a build killed mid-way and resumed, and the queries.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use pente_book::Book;
+use pente_book::fairness::recount;
+
+fn pente(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pente")).args(args).output().expect("run pente")
+}
+
+fn tiny_config() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/book-tiny.toml")
+}
+
+/// Every game of the book by (node key, number): its moves and winner.
+fn games(path: &Path) -> BTreeMap<(String, u64), String> {
+    let Ok(book) = Book::open(path) else { return BTreeMap::new() };
+    let keys: BTreeMap<i64, String> = book.nodes().unwrap().into_iter().map(|n| (n.id, n.key)).collect();
+    book.games(None)
+        .unwrap()
+        .into_iter()
+        .map(|g| ((keys[&g.node].clone(), g.game), format!("{:?} {:?}", g.moves, g.winner)))
+        .collect()
+}
+
+#[test]
+fn a_build_killed_mid_way_resumes_without_losing_or_repeating_a_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("tiny.sqlite");
+    let config = tiny_config();
+    let args = [
+        "book",
+        "build",
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        book.to_str().unwrap(),
+        "--model",
+        "heuristic",
+        "--root-games",
+        "400",
+        "--quiet",
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pente")).args(args).stdout(Stdio::null()).spawn().unwrap();
+    // Kill it (SIGKILL) once it has written some games, not all.
+    let started = Instant::now();
+    while games(&book).len() < 20 && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    let before = games(&book);
+    assert!(!status.success(), "the build was killed before it ended ({} games)", before.len());
+    assert!(!before.is_empty());
+
+    let rerun = pente(&args);
+    assert!(rerun.status.success(), "{}", String::from_utf8_lossy(&rerun.stderr));
+    let after = games(&book);
+    for (key, game) in &before {
+        assert_eq!(after.get(key), Some(game), "a game written before the kill is kept as it was");
+    }
+    let opened = Book::open(&book).unwrap();
+    let nodes = opened.nodes().unwrap();
+    assert_eq!(nodes.len(), 6, "configs/book-tiny.toml's node budget");
+    for node in &nodes {
+        let want: u64 = if node.depth == 0 { 400 } else { 4 };
+        assert_eq!(opened.game_numbers(node.id).unwrap(), (0..want).collect::<Vec<_>>(), "node {}", node.key);
+    }
+    let counted = recount(&opened).unwrap();
+    for (node, tally) in opened.tallies().unwrap() {
+        assert_eq!(counted[&node], tally);
+    }
+    // Nothing left to do: a third run plays no game.
+    let again = pente(&args);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("(0 played now)"));
+
+    // The queries.
+    let show = pente(&["book", "show", book.to_str().unwrap(), "--moves", "E5", "--format", "json"]);
+    assert!(show.status.success(), "{}", String::from_utf8_lossy(&show.stderr));
+    let view: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    assert_eq!(view["tally"]["games"], 4);
+    assert!(!view["children"].as_array().unwrap().is_empty());
+    let csv = pente(&["book", "show", book.to_str().unwrap(), "--format", "csv"]);
+    assert!(String::from_utf8_lossy(&csv.stdout).starts_with("moves,move,games,"));
+    let out = pente(&["book", "show", book.to_str().unwrap(), "--moves", "E5 A1"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not in the book"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let illegal = pente(&["book", "show", book.to_str().unwrap(), "--moves", "E5 E5"]);
+    assert!(
+        String::from_utf8_lossy(&illegal.stderr).contains("move 2"),
+        "{}",
+        String::from_utf8_lossy(&illegal.stderr)
+    );
+    let table = pente(&["book", "fairness", book.to_str().unwrap(), "--format", "csv"]);
+    assert!(
+        String::from_utf8_lossy(&table.stdout).contains("pente,9,heuristic"),
+        "{}",
+        String::from_utf8_lossy(&table.stdout)
+    );
+}
+
+#[test]
+fn bad_books_and_settings_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("none.sqlite");
+    let out = pente(&["book", "show", missing.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("none.sqlite: no such book"));
+    let out = pente(&["book", "build", "--out", missing.to_str().unwrap(), "--model", "heuristic"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--config"), "{}", String::from_utf8_lossy(&out.stderr));
+    let config = dir.path().join("bad.toml");
+    std::fs::write(&config, "variant = \"pente\"\nsize = 9\n[games]\ntemperature = -1\n").unwrap();
+    let out = pente(&["book", "build", "--config", config.to_str().unwrap(), "--out", missing.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("games.temperature"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!missing.exists(), "no book is created from bad settings");
+}
