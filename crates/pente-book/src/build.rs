@@ -58,8 +58,8 @@ pub struct Summary {
 /// empty board's).
 #[must_use]
 pub fn job_seed(settings: &BookSettings, key: &str, index: u64) -> u64 {
-    let rules = format!("{} {} {key}", settings.variant, settings.size);
-    let mut z = settings.seed ^ key_hash(&rules) ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let named = format!("{} {} {key}", settings.variant, settings.size);
+    let mut z = settings.seed ^ key_hash(&named) ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
