@@ -11,7 +11,9 @@
 //! (or `"loss"`, `"draw"`), and for a win or a loss `"proven_line"` (moves
 //! from the best one to the end of the game) and `"moves_to_end"` (the
 //! winner's moves in it: win or loss in N). A bad request gets `{"id": ...,
-//! "error": "..."}` and the engine keeps serving.
+//! "error": "..."}` and the engine keeps serving. With `--book BOOK`, a
+//! position of the book's rules that the book has gets the book's move as
+//! `best_move` and `"book": true`.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
