@@ -78,6 +78,31 @@ pub fn build(
     make_evaluator: &MakeEvaluator<'_>,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Summary, BookError> {
+    let (mut summary, jobs) = grow(book, threads, make_evaluator, on_progress)?;
+    let mut progress = Progress { phase: Phase::Play, done: 0, total: jobs.len() as u64, nodes: summary.nodes };
+    on_progress(&progress);
+    work::run(jobs, book.settings(), threads, make_evaluator, &mut |done| {
+        if let Done::Played(game) = done {
+            book.add_game(&game)?;
+            progress.done += 1;
+            on_progress(&progress);
+        }
+        Ok(())
+    })?;
+    summary.games_played = progress.done;
+    summary.games = book.tallies()?.values().map(|t| t.games).sum();
+    Ok(summary)
+}
+
+/// Grows the tree of `book` (evaluates its new nodes, expands, links and
+/// backs the values up) and returns what it did with the games still to
+/// play, one [`Job::Play`] each.
+pub(crate) fn grow(
+    book: &mut Book,
+    threads: usize,
+    make_evaluator: &MakeEvaluator<'_>,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<(Summary, Vec<Job>), BookError> {
     let settings = book.settings().clone();
     let rules = book.rules();
     let root = Located::after(rules, &[])?;
@@ -116,22 +141,8 @@ pub fn build(
             jobs.push(Job::Play { node: node.id, game, moves: node.moves.clone(), seed });
         }
     }
-    let total = jobs.len() as u64;
-    let node_count = nodes.len() as u64;
-    let mut progress = Progress { phase: Phase::Play, done: 0, total, nodes: node_count };
-    on_progress(&progress);
-    work::run(jobs, &settings, threads, make_evaluator, &mut |done| {
-        if let Done::Played(game) = done {
-            book.add_game(&game)?;
-            progress.done += 1;
-            on_progress(&progress);
-        }
-        Ok(())
-    })?;
-    summary.games_played = progress.done;
-    summary.nodes = node_count;
-    summary.games = book.tallies()?.values().map(|t| t.games).sum();
-    Ok(summary)
+    summary.nodes = nodes.len() as u64;
+    Ok((summary, jobs))
 }
 
 /// Evaluates every node without an evaluation; returns how many.

@@ -47,6 +47,12 @@ pub enum BookError {
     /// The evaluator could not be made for a worker.
     #[error("loading the player: {0}")]
     Player(String),
+    /// The store of a shared build failed.
+    #[error(transparent)]
+    Store(#[from] pente_store::StoreError),
+    /// A shared build that cannot go on (a bad task, a bad batch size).
+    #[error("{0}")]
+    Shared(String),
     /// A worker thread could not be started.
     #[error("starting the workers: {0}")]
     Threads(String),

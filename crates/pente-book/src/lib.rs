@@ -8,6 +8,8 @@
 //! core and resumes where a killed build stopped; [`Book::lookup`] shows a
 //! node from any board orientation; [`Book::book_move`] plays from it; and
 //! [`fairness`] turns books into the first player's score per variant.
+//! [`shared`] builds a book over a store, its games played by workers on
+//! other machines.
 
 pub mod build;
 mod error;
@@ -15,6 +17,7 @@ pub mod fairness;
 pub mod key;
 mod query;
 pub mod settings;
+pub mod shared;
 pub mod stats;
 mod store;
 pub mod work;

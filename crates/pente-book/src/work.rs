@@ -107,21 +107,17 @@ impl Task {
     fn finish(self) -> Done {
         match self.job {
             Job::Evaluate { node, .. } => Done::Evaluated { node, evaluation: evaluation(&self.search.result()) },
-            Job::Play { node, game, seed, .. } => {
-                let outcome = self.position.outcome().expect("a finished game has an outcome");
-                let winner_seat = outcome.winner.map(|color| self.position.holder(color).unwrap_or(Seat::First));
-                Done::Played(GameRecord {
-                    node,
-                    game,
-                    seed,
-                    moves: self.moves,
-                    winner: outcome.winner,
-                    winner_seat,
-                    reason: outcome.reason.to_string(),
-                })
-            }
+            Job::Play { node, game, seed, .. } => Done::Played(game_record(node, game, seed, self.moves, &self.position)),
         }
     }
+}
+
+/// The record of game `game` of `node`, played to the finished `position`
+/// by `moves`.
+pub(crate) fn game_record(node: i64, game: u64, seed: u64, moves: Vec<Point>, position: &Position) -> GameRecord {
+    let outcome = position.outcome().expect("a finished game has an outcome");
+    let winner_seat = outcome.winner.map(|color| position.holder(color).unwrap_or(Seat::First));
+    GameRecord { node, game, seed, moves, winner: outcome.winner, winner_seat, reason: outcome.reason.to_string() }
 }
 
 /// What a finished search says of its position.

@@ -10,6 +10,10 @@
 //! chunks/<worker>/<index>.json       a chunk's manifest (written last)
 //! chunk-data/<worker>/<index>-<attempt>/<file>
 //! run/<file>                         the trainer's records (elo.csv, ...)
+//! projects/<project>.json            an open project of shared tasks
+//! tasks/<project>/todo/<task>.json   a task to do (see `tasks.rs`)
+//! tasks/<project>/done/<task>.json   ... its result (written once)
+//! tasks/<project>/rejected/<task>-<attempt>.json   a result refused, and why
 //! ```
 //!
 //! Every object is written whole (a temporary file and a rename, or one
@@ -156,7 +160,7 @@ fn dir_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, StoreError> {
 
 /// A run's shared storage: a directory, or an object store.
 pub struct Store {
-    objects: Box<dyn Objects>,
+    pub(crate) objects: Box<dyn Objects>,
     spec: String,
     cache: PathBuf,
     /// Manifests already read: a committed chunk never changes.
@@ -261,6 +265,19 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if a file cannot be read or written.
     pub fn publish_model(&self, id: &str, dir: &Path, names: &[&str]) -> Result<(), StoreError> {
+        let published_ms = self.add_model(id, dir, names)?;
+        let current = Current { model: id.into(), published_ms };
+        self.objects.put(CURRENT_FILE, serde_json::to_vec_pretty(&current).expect("serializes"))
+    }
+
+    /// Uploads the files `names` of the model directory `dir` as model `id`
+    /// (its files, then its manifest) without making it the current model:
+    /// a model that other work names by id, such as a book's player.
+    /// Returns the manifest's time.
+    ///
+    /// # Errors
+    /// [`StoreError`] if a file cannot be read or written.
+    pub fn add_model(&self, id: &str, dir: &Path, names: &[&str]) -> Result<u64, StoreError> {
         check_name("model id", id)?;
         let mut files = Vec::new();
         for name in names.iter().filter(|name| dir.join(name).is_file()) {
@@ -271,8 +288,16 @@ impl Store {
         }
         let manifest = ModelManifest { id: id.into(), files, published_ms: now_ms() };
         self.objects.put(&format!("models/{id}.json"), serde_json::to_vec_pretty(&manifest).expect("serializes"))?;
-        let current = Current { model: id.into(), published_ms: manifest.published_ms };
-        self.objects.put(CURRENT_FILE, serde_json::to_vec_pretty(&current).expect("serializes"))
+        Ok(manifest.published_ms)
+    }
+
+    /// Whether the store has a (whole) model `id`.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the id cannot be a key or the read fails.
+    pub fn has_model(&self, id: &str) -> Result<bool, StoreError> {
+        check_name("model id", id)?;
+        Ok(self.objects.get(&format!("models/{id}.json"))?.is_some())
     }
 
     /// The current model's id.
