@@ -360,8 +360,7 @@ fn play_round(
     on_event: &mut dyn FnMut(SharedEvent),
 ) -> Result<usize, BookError> {
     let done: BTreeSet<String> = store.done_names(project)?.into_iter().collect();
-    let mut pending: Vec<String> =
-        store.task_names(project)?.into_iter().filter(|t| !done.contains(t)).collect();
+    let mut pending: Vec<String> = store.task_names(project)?.into_iter().filter(|t| !done.contains(t)).collect();
     // Workers start at different batches, so few play the same one.
     pending.sort_by_key(|name| key_hash(&format!("{worker} {name}")));
     let wanted = 4 * threads.max(1) as u64 * settings.games.in_flight.max(1) as u64;
@@ -404,9 +403,7 @@ fn play_round(
         let (name, batch) = &round[index];
         if finished[index].len() == batch.games.len() {
             let result = BatchResult { worker: worker.into(), games: std::mem::take(&mut finished[index]) };
-            let committed = store
-                .finish_task(project, name, serde_json::to_vec(&result).expect("serializes"))
-                ?;
+            let committed = store.finish_task(project, name, serde_json::to_vec(&result).expect("serializes"))?;
             let batch = name.clone();
             on_event(if committed {
                 SharedEvent::Committed { batch, games: result.games.len() as u64 }
@@ -489,8 +486,15 @@ pub fn work_shared(
                 }
                 on_event(event);
             };
-            played =
-                play_round(store, &name, &settings, &options.id, options.threads, players[&player].as_ref(), &mut counted)?;
+            played = play_round(
+                store,
+                &name,
+                &settings,
+                &options.id,
+                options.threads,
+                players[&player].as_ref(),
+                &mut counted,
+            )?;
             if played > 0 {
                 break;
             }

@@ -107,7 +107,9 @@ impl Task {
     fn finish(self) -> Done {
         match self.job {
             Job::Evaluate { node, .. } => Done::Evaluated { node, evaluation: evaluation(&self.search.result()) },
-            Job::Play { node, game, seed, .. } => Done::Played(game_record(node, game, seed, self.moves, &self.position)),
+            Job::Play { node, game, seed, .. } => {
+                Done::Played(game_record(node, game, seed, self.moves, &self.position))
+            }
         }
     }
 }

@@ -5,12 +5,15 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use pente_book::fairness::{Fairness, fairness};
+use pente_book::shared::{
+    CoordinatorOptions, MakeEvaluatorBox, SharedEvent, WorkerOptions, build_shared, project_name, work_shared,
+};
 use pente_book::{Book, BookSettings, NodeView, Phase, Progress};
 use pente_core::{format_move_list, parse_move_list};
 use pente_nn::BurnBackend;
@@ -29,6 +32,10 @@ pub enum BookCommand {
     Show(ShowArgs),
     /// The first player's score per variant, from the games books played out from the empty board.
     Fairness(FairnessArgs),
+    /// Play the games of book builds shared over a store (`pente book build
+    /// --store`), batch by batch, until killed or, with --until-idle, until
+    /// none is left.
+    Work(WorkArgs),
 }
 
 /// Arguments of `pente book build`.
@@ -63,7 +70,46 @@ pub struct BuildArgs {
     /// Nodes the book may hold (overrides expand.max_nodes).
     #[arg(long, value_name = "N")]
     max_nodes: Option<usize>,
+    /// Share the games over a store (made by `pente store init`): this
+    /// process grows the tree and evaluates the nodes, `pente book work`
+    /// processes anywhere play the games in batches, and this one checks
+    /// each batch and adds it to the book.
+    #[arg(long, value_name = "STORE")]
+    store: Option<String>,
+    /// With --store: games per batch (what a killed worker loses).
+    #[arg(long, value_name = "N", default_value_t = pente_book::shared::DEFAULT_BATCH_GAMES)]
+    batch_games: u64,
+    /// With --store: only coordinate; leave every game to the workers.
+    #[arg(long)]
+    no_play: bool,
+    /// With --store: seconds between looks at the store when there is nothing to play.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    poll: f64,
     /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+/// Arguments of `pente book work`.
+#[derive(Debug, Args)]
+pub struct WorkArgs {
+    #[command(flatten)]
+    store: crate::store::StoreArg,
+    /// The worker's name in the results it commits (default: host name and process id).
+    #[arg(long)]
+    id: Option<String>,
+    /// Worker threads (0 = one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Stop when no open book build has a batch left to play (default: wait for more).
+    #[arg(long)]
+    until_idle: bool,
+    /// Seconds between looks at the store when there is nothing to play.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    poll: f64,
+    /// Only a line per batch, no progress bar.
     #[arg(long, short)]
     quiet: bool,
     #[command(flatten)]
@@ -112,6 +158,7 @@ pub fn run(command: &BookCommand) -> anyhow::Result<ExitCode> {
         BookCommand::Build(args) => build(args),
         BookCommand::Show(args) => show(args),
         BookCommand::Fairness(args) => fairness_table(args),
+        BookCommand::Work(args) => work(args),
     }
 }
 
@@ -155,6 +202,8 @@ fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let name = model.name()?;
     let backend: Arc<dyn Backend> =
         if matches!(model, ModelSource::Network(_)) { args.backend.choose()? } else { Arc::new(BurnBackend::cpu()) };
+    // The store first: a build that cannot reach it makes no book.
+    let store = args.store.as_deref().map(pente_store::Store::open).transpose()?;
     let mut book = Book::create_or_open(&args.out, &settings, &name)?;
     let threads = if args.threads == 0 { crate::player::all_threads() } else { args.threads };
     eprintln!(
@@ -188,8 +237,28 @@ fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         bar.set_position(p.done);
         bar.set_message(format!("{} nodes", p.nodes));
     };
-    let summary = pente_book::build(&mut book, threads, &make, &mut on_progress)
-        .with_context(|| format!("building {}", args.out.display()))?;
+    let summary = match &store {
+        None => pente_book::build(&mut book, threads, &make, &mut on_progress),
+        Some(store) => {
+            if let ModelSource::Network(dir) = &model
+                && !store.has_model(&name)?
+            {
+                store.add_model(&name, dir, &pente_nn::store::MODEL_FILES)?;
+            }
+            let options = CoordinatorOptions {
+                worker: format!("{}-{}", crate::store::host_name(), std::process::id()),
+                threads,
+                batch_games: args.batch_games,
+                play: !args.no_play,
+                poll: seconds(args.poll, "--poll")?,
+            };
+            let project = project_name(&settings, &name);
+            bar.suspend(|| println!("sharing the games over store {} as project {project}", store.spec()));
+            let mut on_event = |event: SharedEvent| show_event(&bar, &event, false);
+            build_shared(&mut book, store, &options, &make, &mut on_progress, &mut on_event)
+        }
+    }
+    .with_context(|| format!("building {}", args.out.display()))?;
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
     // How busy the cores were: the process's CPU time over the wall time.
@@ -203,6 +272,84 @@ fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         summary.games,
         summary.games_played,
         100.0 * cores / machine as f64
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A number of seconds from the command line.
+fn seconds(value: f64, flag: &str) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| anyhow::anyhow!("{flag} {value}: give a number of seconds, 0 or more"))
+}
+
+/// A line for what a shared build or a worker did (above the progress
+/// bar, which follows a worker's rounds, and the book's games on a coordinator).
+fn show_event(bar: &ProgressBar, event: &SharedEvent, worker: bool) {
+    if !worker && matches!(event, SharedEvent::Round { .. } | SharedEvent::Game { .. }) {
+        return;
+    }
+    let line = match event {
+        SharedEvent::Posted { project, batches, games } => {
+            format!("{project}: {batches} batches posted ({games} games)")
+        }
+        SharedEvent::Round { project, batches, games } => {
+            bar.set_length(*games);
+            bar.set_position(0);
+            format!("{project}: playing {batches} batches ({games} games)")
+        }
+        SharedEvent::Game { done, .. } => {
+            bar.set_position(*done);
+            return;
+        }
+        SharedEvent::Committed { batch, games } => format!("batch {batch}: committed ({games} games)"),
+        SharedEvent::Lost { batch } => {
+            format!("batch {batch}: another worker committed it first; its games are dropped")
+        }
+        SharedEvent::Imported { batch, worker, games } => format!("batch {batch}: {games} games from {worker} added"),
+        SharedEvent::Rejected { batch, worker, reason } => {
+            format!("warning: batch {batch} from {worker} refused: {reason}; it is played again")
+        }
+        SharedEvent::Skipped { project, reason } => format!("warning: project {project} skipped: {reason}"),
+        SharedEvent::Idle => return,
+    };
+    bar.suspend(|| println!("{line}"));
+}
+
+/// `pente book work`: plays the batches of shared book builds.
+fn work(args: &WorkArgs) -> anyhow::Result<ExitCode> {
+    let store = args.store.open()?;
+    let id = args.id.clone().unwrap_or_else(|| format!("{}-{}", crate::store::host_name(), std::process::id()));
+    pente_store::check_name("worker id", &id)?;
+    let threads = if args.threads == 0 { crate::player::all_threads() } else { args.threads };
+    let options =
+        WorkerOptions { id: id.clone(), threads, until_idle: args.until_idle, poll: seconds(args.poll, "--poll")? };
+    let backend = args.backend.choose()?;
+    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(0) };
+    bar.set_style(ProgressStyle::with_template("  games {bar:30} {pos}/{len}  eta {eta}").expect("a valid template"));
+    println!("book worker {id} on store {}, {threads} threads", store.spec());
+    // The player of a project: the heuristic, or a model the store holds.
+    let mut player_for = |player: &str| -> Result<MakeEvaluatorBox, String> {
+        let model = match player {
+            "heuristic" | "uniform" => ModelSource::parse(player),
+            id => ModelSource::Network(store.fetch_model(id).map_err(|e| format!("the book's player {id}: {e}"))?),
+        };
+        let backend = Arc::clone(&backend);
+        Ok(Box::new(move |threads: usize| model.evaluator(backend.as_ref(), threads).map_err(|e| e.to_string())))
+    };
+    let started = Instant::now();
+    let mut games = 0;
+    let committed = work_shared(&store, &options, &mut player_for, &mut |event| {
+        if let SharedEvent::Committed { games: n, .. } = &event {
+            games += n;
+        }
+        show_event(&bar, &event, true);
+    })
+    .with_context(|| format!("book worker {id}"))?;
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "book worker {id}: {committed} batches ({games} games) committed in {seconds:.1} s ({:.0} games/hour)",
+        3600.0 * games as f64 / seconds.max(1e-9)
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -18,7 +18,7 @@ use crate::player::BackendArgs;
 pub enum StoreCommand {
     /// Create a store whose current model is a model directory.
     Init(InitArgs),
-    /// The current model and the chunks of each worker.
+    /// The current model, the chunks of each worker, and the shared book builds still open.
     Status(StoreArg),
 }
 
@@ -103,6 +103,14 @@ fn status(store: &Store) -> anyhow::Result<ExitCode> {
             println!("  {}: {}", chunk.manifest, chunk.reason);
         }
     }
+    // Shared book builds still open (`pente book build --store`).
+    for project in store.projects()? {
+        let (tasks, done) = (store.task_names(&project)?.len(), store.done_names(&project)?.len());
+        println!("open project {project}: {done} of {tasks} batches done");
+        for rejected in store.rejected(&project)? {
+            println!("  a result refused: {}", rejected.reason);
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -139,7 +147,7 @@ pub struct WorkerArgs {
 }
 
 /// This machine's name, for a default worker id.
-fn host_name() -> String {
+pub fn host_name() -> String {
     std::fs::read_to_string("/etc/hostname")
         .ok()
         .or_else(|| std::env::var("HOSTNAME").ok())

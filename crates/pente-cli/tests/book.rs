@@ -127,3 +127,87 @@ fn bad_books_and_settings_are_named() {
     );
     assert!(!missing.exists(), "no book is created from bad settings");
 }
+
+/// A build over a store: the coordinator killed once it has posted its
+/// batches, a worker that plays them all meanwhile, and the coordinator run
+/// again, which adds the worker's games and closes the project. The book
+/// is the one a local build makes (the heuristic plays the same games).
+#[test]
+fn a_shared_build_takes_the_games_workers_played_while_it_was_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let (store_arg, config) = (store.to_str().unwrap(), tiny_config());
+    let init = pente(&["store", "init", "--store", store_arg]);
+    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    let book = dir.path().join("shared.sqlite");
+    let args = [
+        "book",
+        "build",
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        book.to_str().unwrap(),
+        "--model",
+        "heuristic",
+        "--store",
+        store_arg,
+        "--no-play",
+        "--poll",
+        "0.1",
+        "--quiet",
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pente")).args(args).stdout(Stdio::null()).spawn().unwrap();
+    let projects = store.join("projects");
+    let started = Instant::now();
+    while std::fs::read_dir(&projects).map_or(true, |mut d| d.next().is_none())
+        && started.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    assert!(!child.wait().unwrap().success(), "the coordinator was killed while it waited for workers");
+    assert!(games(&book).is_empty(), "no worker had played yet");
+
+    let work = pente(&["book", "work", "--store", store_arg, "--until-idle", "--quiet", "--id", "w1"]);
+    let said = String::from_utf8_lossy(&work.stdout);
+    assert!(work.status.success(), "{}", String::from_utf8_lossy(&work.stderr));
+    assert!(said.contains("6 batches (32 games) committed"), "{said}");
+
+    let rerun = pente(&args);
+    let said = String::from_utf8_lossy(&rerun.stdout);
+    assert!(rerun.status.success(), "{}", String::from_utf8_lossy(&rerun.stderr));
+    assert!(said.contains("32 games (32 played now)") && said.contains("from w1 added"), "{said}");
+    assert!(std::fs::read_dir(&projects).map_or(true, |mut d| d.next().is_none()), "the project is closed");
+
+    let local = dir.path().join("local.sqlite");
+    let out = pente(&[
+        "book",
+        "build",
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        local.to_str().unwrap(),
+        "--model",
+        "heuristic",
+        "--quiet",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(games(&book), games(&local));
+
+    let missing = dir.path().join("nowhere");
+    let out = pente(&[
+        "book",
+        "build",
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        dir.path().join("other.sqlite").to_str().unwrap(),
+        "--model",
+        "heuristic",
+        "--store",
+        missing.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no store here"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!dir.path().join("other.sqlite").exists(), "no book without its store");
+}
