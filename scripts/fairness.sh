@@ -5,6 +5,12 @@
 #   bash scripts/fairness.sh                      # every variant, into data/books/fairness/
 #   VARIANTS="pente keryo" GAMES=200 bash scripts/fairness.sh
 #   OUT=/tmp/f TEMPERATURE_PLIES=2 bash scripts/fairness.sh   # how the games' variety moves the figure
+#   MODEL=data/models/variants VARIANTS="keryo connect6" bash scripts/fairness.sh   # another player
+#
+# Every variant is played by the shipped network unless MODEL names another;
+# the fine-tuned variants of the committed study are played by
+# data/models/variants (see docs/fairness.md):
+#   MODEL=data/models/variants VARIANTS="keryo free-keryo swap2-keryo o-pente connect6" bash scripts/fairness.sh
 #
 # Each book is resumable: run the same command again after a kill.
 set -euo pipefail
@@ -19,10 +25,14 @@ if [ -n "${TEMPERATURE_PLIES:-}" ]; then
 fi
 mkdir -p "$out"
 books=()
+all="pente keryo free-pente free-keryo g-pente d-pente dk-pente swap2-pente swap2-keryo poof-pente boat-pente o-pente connect6"
 for variant in $variants; do
     "$pente" book build --config "$config" --variant "$variant" --out "$out/$variant.sqlite" \
-        ${GAMES:+--root-games "$GAMES"} ${THREADS:+--threads "$THREADS"} ${QUIET:+--quiet}
-    books+=("$out/$variant.sqlite")
+        ${MODEL:+--model "$MODEL"} ${GAMES:+--root-games "$GAMES"} ${THREADS:+--threads "$THREADS"} ${QUIET:+--quiet}
+done
+# The table holds every book of the study that is there, whoever played it.
+for variant in $all; do
+    if [ -f "$out/$variant.sqlite" ]; then books+=("$out/$variant.sqlite"); fi
 done
 "$pente" book fairness "${books[@]}" --plot "$out/fairness.png" | tee "$out/fairness.txt"
 "$pente" book fairness "${books[@]}" --format csv > "$out/fairness.csv"

@@ -438,10 +438,12 @@ pub type MakeEvaluatorBox = Box<MakeEvaluator<'static>>;
 
 /// Plays the batches of every open book project of `store`, round after
 /// round, until killed (or, with `until_idle`, until none is left).
-/// Returns the batches it committed.
+/// A project it cannot work on (an unknown format, a player that does not
+/// load) is skipped with a [`SharedEvent::Skipped`]. Returns the batches it
+/// committed.
 ///
 /// # Errors
-/// The store's errors, or a player that does not load.
+/// The store's errors.
 pub fn work_shared(
     store: &Store,
     options: &WorkerOptions,
@@ -477,8 +479,14 @@ pub fn work_shared(
                 }
             };
             if !players.contains_key(&player) {
-                let make = player_for(&player).map_err(BookError::Player)?;
-                players.insert(player.clone(), make);
+                match player_for(&player) {
+                    Ok(make) => players.insert(player.clone(), make),
+                    Err(reason) => {
+                        on_event(SharedEvent::Skipped { project: name.clone(), reason });
+                        skipped.insert(name);
+                        continue;
+                    }
+                };
             }
             let mut counted = |event: SharedEvent| {
                 if matches!(event, SharedEvent::Committed { .. }) {

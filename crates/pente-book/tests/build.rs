@@ -1,50 +1,14 @@
 //! Building books with the heuristic player: the tree, the games, the
 //! resume, and the numbers against a recount.
 
-use std::collections::{BTreeMap, HashSet};
-use std::path::Path;
+mod common;
 
+use std::collections::HashSet;
+
+use common::{build_book, games_by_key, tiny};
+use pente_book::Book;
 use pente_book::fairness::{fairness, recount};
-use pente_book::{Book, BookSettings, build};
 use pente_core::{Point, Rules, Variant, parse_move_list};
-use pente_search::{Evaluator, HeuristicEvaluator};
-
-fn tiny() -> BookSettings {
-    let mut settings = BookSettings::new(Variant::Pente, 9);
-    settings.expand.max_nodes = 6;
-    settings.expand.max_depth = 3;
-    settings.expand.children = 2;
-    settings.expand.value_margin = 1.0;
-    settings.expand.wide_depths = vec![1];
-    settings.expand.wide_radius = 1;
-    settings.evaluate.visits = 32;
-    settings.play.visits = 8;
-    settings.games.root = 10;
-    settings.games.node = 3;
-    settings.games.temperature_plies = 4;
-    settings.games.in_flight = 4;
-    settings
-}
-
-fn heuristic(_threads: usize) -> Result<Box<dyn Evaluator>, String> {
-    Ok(Box::new(HeuristicEvaluator::default()))
-}
-
-fn build_book(path: &Path, settings: &BookSettings) -> pente_book::Summary {
-    let mut book = Book::create_or_open(path, settings, "heuristic").unwrap();
-    build(&mut book, 2, &heuristic, &mut |_| {}).unwrap()
-}
-
-/// Every game of a book as (node key, game number) -> moves and winner.
-fn games_by_key(path: &Path) -> BTreeMap<(String, u64), String> {
-    let book = Book::open(path).unwrap();
-    let keys: BTreeMap<i64, String> = book.nodes().unwrap().into_iter().map(|n| (n.id, n.key)).collect();
-    book.games(None)
-        .unwrap()
-        .into_iter()
-        .map(|g| ((keys[&g.node].clone(), g.game), format!("{:?} {:?}", g.moves, g.winner)))
-        .collect()
-}
 
 #[test]
 fn a_book_grows_evaluates_and_plays_its_games() {
@@ -121,14 +85,14 @@ fn a_build_in_two_sittings_plays_the_same_games_as_one() {
     small.games.root = 4;
     small.games.node = 1;
     build_book(&parts, &small);
-    let first = games_by_key(&parts);
+    let first = games_by_key(&Book::open(&parts).unwrap());
     let summary = build_book(&parts, &tiny());
     assert!(summary.games_played > 0 && summary.evaluated > 0);
-    let second = games_by_key(&parts);
+    let second = games_by_key(&Book::open(&parts).unwrap());
     for (key, game) in &first {
         assert_eq!(second.get(key), Some(game), "a game of the first sitting is kept as it was");
     }
-    assert_eq!(second, games_by_key(&whole));
+    assert_eq!(second, games_by_key(&Book::open(&whole).unwrap()));
     // A third run has nothing left to do.
     let again = build_book(&parts, &tiny());
     assert_eq!((again.evaluated, again.games_played), (0, 0));

@@ -1,36 +1,19 @@
 //! Books built over a store: workers play the games, the coordinator checks
 //! and keeps them, and the book is the one a local build makes.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use common::{build_book, games_by_key, heuristic, tiny};
+use pente_book::Book;
 use pente_book::shared::{
     CoordinatorOptions, MakeEvaluatorBox, SharedEvent, WorkerOptions, build_shared, project_name, work_shared,
 };
-use pente_book::{Book, BookSettings, build};
-use pente_core::Variant;
-use pente_search::{Evaluator, HeuristicEvaluator};
 use pente_store::Store;
-
-fn tiny() -> BookSettings {
-    let mut settings = BookSettings::new(Variant::Pente, 9);
-    settings.expand.max_nodes = 4;
-    settings.expand.children = 2;
-    settings.expand.value_margin = 1.0;
-    settings.evaluate.visits = 32;
-    settings.play.visits = 8;
-    settings.games.root = 10;
-    settings.games.node = 3;
-    settings.games.temperature_plies = 4;
-    settings.games.in_flight = 4;
-    settings
-}
-
-fn heuristic(_threads: usize) -> Result<Box<dyn Evaluator>, String> {
-    Ok(Box::new(HeuristicEvaluator::default()))
-}
 
 fn store(dir: &Path) -> Store {
     let model = dir.join("model");
@@ -39,20 +22,10 @@ fn store(dir: &Path) -> Store {
     Store::create(dir.join("store").to_str().unwrap(), &model, "m0", &["model.json"]).unwrap()
 }
 
-/// Every game of a book as (node key, game number) -> moves and winner.
-fn games_by_key(book: &Book) -> BTreeMap<(String, u64), String> {
-    let keys: BTreeMap<i64, String> = book.nodes().unwrap().into_iter().map(|n| (n.id, n.key)).collect();
-    book.games(None)
-        .unwrap()
-        .into_iter()
-        .map(|g| ((keys[&g.node].clone(), g.game), format!("{:?} {:?} {:?}", g.moves, g.winner, g.winner_seat)))
-        .collect()
-}
-
 fn local_games(dir: &Path) -> BTreeMap<(String, u64), String> {
-    let mut book = Book::create_or_open(&dir.join("local.sqlite"), &tiny(), "heuristic").unwrap();
-    build(&mut book, 2, &heuristic, &mut |_| {}).unwrap();
-    games_by_key(&book)
+    let path = dir.join("local.sqlite");
+    build_book(&path, &tiny());
+    games_by_key(&Book::open(&path).unwrap())
 }
 
 /// Workers that look for batches until `finished`.
@@ -98,7 +71,7 @@ fn coordinate(
             let summary =
                 build_shared(&mut book, store, &options, &heuristic, &mut |_| {}, &mut |e| events.push(e)).unwrap();
             finished.store(true, Ordering::SeqCst);
-            assert_eq!(summary.games, 10 + 3 * 3);
+            assert_eq!(summary.games, 10 + 5 * 3);
             (events, games_by_key(&book))
         });
         while store.projects().unwrap().is_empty() && !coordinator.is_finished() {
@@ -123,8 +96,8 @@ fn workers_play_the_games_a_local_build_would_play() {
             _ => None,
         })
         .collect();
-    // 10 root games and 3 for each of 3 nodes, 2 a batch.
-    assert_eq!(imported.len(), 5 + 3 * 2);
+    // 10 root games and 3 for each of 5 nodes, 2 a batch.
+    assert_eq!(imported.len(), 5 + 5 * 2);
     assert!(imported.iter().all(|w| ["w1", "w2"].contains(w)), "{imported:?}");
     assert!(store.projects().unwrap().is_empty(), "a finished build closes its project");
 }

@@ -8,12 +8,31 @@ use std::time::{Duration, Instant};
 use pente_book::Book;
 use pente_book::fairness::recount;
 
-fn pente(args: &[&str]) -> Output {
+fn pente<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pente")).args(args).output().expect("run pente")
 }
 
 fn tiny_config() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/book-tiny.toml")
+}
+
+/// `pente book build` of configs/book-tiny.toml into `book` with the
+/// heuristic, and `more`.
+fn tiny_build(config: &Path, book: &Path, more: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "book",
+        "build",
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        book.to_str().unwrap(),
+        "--model",
+        "heuristic",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(more.iter().map(|s| (*s).to_string()));
+    args
 }
 
 /// Every game of the book by (node key, number): its moves and winner.
@@ -32,20 +51,8 @@ fn a_build_killed_mid_way_resumes_without_losing_or_repeating_a_game() {
     let dir = tempfile::tempdir().unwrap();
     let book = dir.path().join("tiny.sqlite");
     let config = tiny_config();
-    let args = [
-        "book",
-        "build",
-        "--config",
-        config.to_str().unwrap(),
-        "--out",
-        book.to_str().unwrap(),
-        "--model",
-        "heuristic",
-        "--root-games",
-        "400",
-        "--quiet",
-    ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pente")).args(args).stdout(Stdio::null()).spawn().unwrap();
+    let args = tiny_build(&config, &book, &["--root-games", "400", "--quiet"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pente")).args(&args).stdout(Stdio::null()).spawn().unwrap();
     // Kill it (SIGKILL) once it has written some games, not all.
     let started = Instant::now();
     while games(&book).len() < 20 && started.elapsed() < Duration::from_secs(60) {
@@ -140,23 +147,8 @@ fn a_shared_build_takes_the_games_workers_played_while_it_was_down() {
     let init = pente(&["store", "init", "--store", store_arg]);
     assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
     let book = dir.path().join("shared.sqlite");
-    let args = [
-        "book",
-        "build",
-        "--config",
-        config.to_str().unwrap(),
-        "--out",
-        book.to_str().unwrap(),
-        "--model",
-        "heuristic",
-        "--store",
-        store_arg,
-        "--no-play",
-        "--poll",
-        "0.1",
-        "--quiet",
-    ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pente")).args(args).stdout(Stdio::null()).spawn().unwrap();
+    let args = tiny_build(&config, &book, &["--store", store_arg, "--no-play", "--poll", "0.1", "--quiet"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pente")).args(&args).stdout(Stdio::null()).spawn().unwrap();
     let projects = store.join("projects");
     let started = Instant::now();
     while std::fs::read_dir(&projects).map_or(true, |mut d| d.next().is_none())
@@ -180,34 +172,15 @@ fn a_shared_build_takes_the_games_workers_played_while_it_was_down() {
     assert!(std::fs::read_dir(&projects).map_or(true, |mut d| d.next().is_none()), "the project is closed");
 
     let local = dir.path().join("local.sqlite");
-    let out = pente(&[
-        "book",
-        "build",
-        "--config",
-        config.to_str().unwrap(),
-        "--out",
-        local.to_str().unwrap(),
-        "--model",
-        "heuristic",
-        "--quiet",
-    ]);
+    let out = pente(&tiny_build(&config, &local, &["--quiet"]));
     assert!(out.status.success());
     assert_eq!(games(&book), games(&local));
 
     let missing = dir.path().join("nowhere");
-    let out = pente(&[
-        "book",
-        "build",
-        "--config",
-        config.to_str().unwrap(),
-        "--out",
-        dir.path().join("other.sqlite").to_str().unwrap(),
-        "--model",
-        "heuristic",
-        "--store",
-        missing.to_str().unwrap(),
-    ]);
+    let other = dir.path().join("other.sqlite");
+    let args = tiny_build(&config, &other, &["--store", missing.to_str().unwrap()]);
+    let out = pente(&args);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no store here"), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(!dir.path().join("other.sqlite").exists(), "no book without its store");
+    assert!(!other.exists(), "no book without its store");
 }
