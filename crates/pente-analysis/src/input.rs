@@ -213,6 +213,7 @@ fn ending_of(reason: GameEnd) -> Ending {
         GameEnd::Captures => Ending::Captures,
         GameEnd::Full => Ending::Full,
         GameEnd::Resign => Ending::Resign,
+        GameEnd::Time => Ending::Forfeit,
     }
 }
 

@@ -138,14 +138,17 @@ impl CsvGame {
 }
 
 /// A [`GameRecord`] for checking: a resignation becomes a `Resign`
-/// termination by the loser.
+/// termination by the loser, a loss on time a `Forfeit`.
 fn to_record(rules: Rules, moves: Vec<Point>, result: GameResult, reason: GameEnd, line: usize) -> GameRecord {
     let mut record = GameRecord::new(rules, moves);
     record.result = Some(result);
-    if reason == GameEnd::Resign
-        && let Some(winner) = result.winner()
-    {
-        record.termination = Some(Termination::Resign { by: winner.opponent() });
+    if let Some(winner) = result.winner() {
+        let by = winner.opponent();
+        record.termination = match reason {
+            GameEnd::Resign => Some(Termination::Resign { by }),
+            GameEnd::Time => Some(Termination::Forfeit { by }),
+            _ => None,
+        };
     }
     record.line = line;
     record

@@ -19,10 +19,12 @@ pub enum GameEnd {
     Full,
     /// The loser resigned (its search judged the game lost).
     Resign,
+    /// The loser's game clock ran out (an arena with a clock).
+    Time,
 }
 
 impl GameEnd {
-    /// Lower-case name, as in the files: `five`, `captures`, `full`, `resign`.
+    /// Lower-case name, as in the files: `five`, `captures`, `full`, `resign`, `time`.
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
@@ -30,17 +32,18 @@ impl GameEnd {
             GameEnd::Captures => "captures",
             GameEnd::Full => "full",
             GameEnd::Resign => "resign",
+            GameEnd::Time => "time",
         }
     }
 
-    /// The rules' reason this stands for; `None` for a resignation.
+    /// The rules' reason this stands for; `None` for a resignation or a loss on time.
     #[must_use]
     pub const fn end_reason(self) -> Option<EndReason> {
         match self {
             GameEnd::Five => Some(EndReason::Five),
             GameEnd::Captures => Some(EndReason::Captures),
             GameEnd::Full => Some(EndReason::Full),
-            GameEnd::Resign => None,
+            GameEnd::Resign | GameEnd::Time => None,
         }
     }
 }

@@ -105,7 +105,8 @@ impl Progress {
             GameEnd::Five => self.fives += 1,
             GameEnd::Captures => self.capture_wins += 1,
             GameEnd::Resign => self.resigned += 1,
-            GameEnd::Full => {}
+            // Self-play has no clock.
+            GameEnd::Full | GameEnd::Time => {}
         }
         if let Some(check) = record.resign_check {
             self.resign_checks += 1;

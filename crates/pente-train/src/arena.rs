@@ -5,7 +5,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
-use pente_core::{Color, EndReason, Game, Rules, Seat};
+use pente_core::{Color, Game, Rules, Seat};
 use pente_external::{TextPente, TextPenteConfig};
 use pente_records::{Captures, DATASET_SCHEMA, GameEnd, GameResult, JsonGame, JsonMove};
 use pente_search::{Backend, Evaluator, HeuristicEvaluator, Search, SearchParams, UniformEvaluator, search_many};
@@ -21,8 +21,12 @@ use crate::error::{TrainError, io};
 /// `@SECONDSs` / `@MILLISms` (a time per move instead), and an optional
 /// `+nosolver` (search without the threat solver), or `@levelN`, a strength
 /// level of [`pente_search::level`] (its visits, move temperature and solver
-/// budget), e.g. `runs/quick/models/quick-3@200+nosolver`,
-/// `data/models/default@1.5s` or `data/models/default@level3`;
+/// budget), or `@clockMAIN+INC`, a game clock of MAIN seconds and INC more
+/// after each move (the search takes [`pente_search::level::move_time`] of
+/// it; a player whose clock runs out loses the game, `time` in its record),
+/// e.g. `runs/quick/models/quick-3@200+nosolver`,
+/// `data/models/default@1.5s`, `data/models/default@level3` or
+/// `data/models/default@clock60+1`;
 /// or `pente-text:LEVEL`, Debian's `pente -text` at computer level 1-9
 /// (19x19 Pente only).
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +42,27 @@ pub struct PlayerSpec {
     /// A strength level (1 to [`pente_search::level::LEVELS`]): its settings
     /// replace `visits` and `solver`.
     pub level: Option<u8>,
+    /// A game clock instead of a budget a move.
+    pub clock: Option<GameClock>,
+}
+
+/// A game clock: main time and the increment each move adds, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GameClock {
+    /// Seconds on the clock at the start.
+    pub main: f64,
+    /// Seconds added after each move.
+    pub increment: f64,
+}
+
+impl GameClock {
+    /// Parses `MAIN+INC` or `MAIN` (seconds).
+    fn parse(text: &str) -> Option<GameClock> {
+        let (main, increment) = text.split_once('+').unwrap_or((text, "0"));
+        let (main, increment) = (main.parse::<f64>().ok()?, increment.parse::<f64>().ok()?);
+        (main > 0.0 && main.is_finite() && increment >= 0.0 && increment.is_finite())
+            .then_some(GameClock { main, increment })
+    }
 }
 
 /// The evaluator behind a [`PlayerSpec`].
@@ -57,7 +82,14 @@ impl PlayerSpec {
     /// The network in `dir` at `visits` a move, with the solver.
     #[must_use]
     pub fn model(dir: &Path, visits: u32) -> PlayerSpec {
-        PlayerSpec { kind: PlayerKind::Model(dir.to_path_buf()), visits, seconds: None, solver: true, level: None }
+        PlayerSpec {
+            kind: PlayerKind::Model(dir.to_path_buf()),
+            visits,
+            seconds: None,
+            solver: true,
+            level: None,
+            clock: None,
+        }
     }
 
     /// Parses `NAME[@VISITS]`.
@@ -84,13 +116,22 @@ impl PlayerSpec {
                 seconds: None,
                 solver: false,
                 level: None,
+                clock: None,
             });
         }
         let (rest, solver) = match text.strip_suffix("+nosolver") {
             Some(rest) => (rest, false),
             None => (text, true),
         };
+        let mut clock = None;
         let (name, visits, seconds, level) = match rest.rsplit_once('@') {
+            Some((name, budget)) if let Some(numbers) = budget.strip_prefix("clock") => {
+                let parsed = GameClock::parse(numbers).ok_or_else(|| {
+                    format!("`{text}`: bad clock `{numbers}` (main seconds and an increment, as in clock60+1)")
+                })?;
+                clock = Some(parsed);
+                (name, TIMED_VISITS, Some(pente_search::level::move_time(parsed.main, parsed.increment, 0)), None)
+            }
             Some((name, budget)) if let Some(number) = budget.strip_prefix("level") => {
                 let level = number
                     .parse::<u8>()
@@ -127,7 +168,7 @@ impl PlayerSpec {
             "" => return Err(format!("`{text}`: no player named")),
             path => PlayerKind::Model(PathBuf::from(path)),
         };
-        Ok(PlayerSpec { kind, visits, seconds, solver, level })
+        Ok(PlayerSpec { kind, visits, seconds, solver, level, clock })
     }
 
     /// Loads the player, a network on `backend` with every core.
@@ -140,7 +181,7 @@ impl PlayerSpec {
         let (evaluator, name): (Box<dyn Evaluator>, String) = match &self.kind {
             PlayerKind::TextPente(level) => {
                 let config = TextPenteConfig::new(*level)?;
-                return Ok(Player { name: config.name(), engine: Engine::TextPente(config), book: None });
+                return Ok(Player { name: config.name(), engine: Engine::TextPente(config), book: None, clock: None });
             }
             PlayerKind::Heuristic => (Box::new(HeuristicEvaluator::default()), "heuristic".into()),
             PlayerKind::Uniform => (Box::new(UniformEvaluator::default()), "uniform".into()),
@@ -154,16 +195,21 @@ impl PlayerSpec {
         if let Some(number) = self.level {
             let params = pente_search::level::level(number).map_err(TrainError::Config)?.params();
             let name = format!("{name}@level{number}");
-            return Ok(Player { name, engine: Engine::Search { evaluator, params }, book: None });
+            return Ok(Player { name, engine: Engine::Search { evaluator, params }, book: None, clock: None });
         }
         let mut params = SearchParams { visits: self.visits, max_seconds: self.seconds, ..SearchParams::default() };
         params.tactics.enabled = self.solver;
-        let budget = self.seconds.map_or(self.visits.to_string(), |s| format!("{s}s"));
+        let budget = match (self.clock, self.seconds) {
+            (Some(clock), _) => format!("clock{}+{}", clock.main, clock.increment),
+            (None, Some(seconds)) => format!("{seconds}s"),
+            (None, None) => self.visits.to_string(),
+        };
         let suffix = if self.solver { "" } else { "+nosolver" };
         Ok(Player {
             name: format!("{name}@{budget}{suffix}"),
             engine: Engine::Search { evaluator, params },
             book: None,
+            clock: self.clock,
         })
     }
 }
@@ -179,6 +225,8 @@ pub struct Player {
     pub engine: Engine,
     /// An opening book it plays from while the game is in it (our search only).
     pub book: Option<std::sync::Arc<pente_book::BookPlayer>>,
+    /// Its game clock, if it plays on one (our search only).
+    pub clock: Option<GameClock>,
 }
 
 /// How a [`Player`] chooses moves.
@@ -211,6 +259,9 @@ impl Player {
     /// What it is, for the game records.
     fn settings(&self) -> serde_json::Value {
         match &self.engine {
+            Engine::Search { .. } if let Some(clock) = self.clock => {
+                serde_json::json!({ "clock": { "main": clock.main, "increment": clock.increment } })
+            }
             Engine::Search { params, .. } => match params.max_seconds {
                 Some(seconds) => serde_json::json!({ "seconds": seconds }),
                 None => serde_json::json!({ "visits": params.visits }),
@@ -359,6 +410,8 @@ struct ArenaGame {
     /// `sides[0]` is A's.
     sides: [Side; 2],
     played: PlayedGame,
+    /// Seconds left on each side's clock (A's first), for players with one.
+    clocks: [f64; 2],
 }
 
 /// A game's moves so far and who sits where.
@@ -369,6 +422,8 @@ struct PlayedGame {
     /// colours after the opening stones) or the second.
     a_seat: Seat,
     moves: Vec<JsonMove>,
+    /// Set when a clock ran out: whether it was A's.
+    a_out_of_time: Option<bool>,
 }
 
 impl ArenaGame {
@@ -421,6 +476,9 @@ impl PlayedGame {
 
     /// A's result in the finished game: a win, a loss, or `None` for a draw.
     fn a_won(&self) -> Option<bool> {
+        if let Some(a_out) = self.a_out_of_time {
+            return Some(!a_out);
+        }
         let winner = self.game.position().outcome().expect("finished").winner?;
         Some(self.a_holds(winner))
     }
@@ -428,7 +486,16 @@ impl PlayedGame {
     /// The record of the finished game.
     fn record(self, a: &Player, b: &Player, seed: u64) -> JsonGame {
         let position = self.game.position();
-        let outcome = position.outcome().expect("finished");
+        let (winner, reason) = match self.a_out_of_time {
+            Some(a_out) => {
+                let a_color = if self.a_holds(Color::White) { Color::White } else { Color::Black };
+                (Some(if a_out { a_color.opponent() } else { a_color }), GameEnd::Time)
+            }
+            None => {
+                let outcome = position.outcome().expect("finished");
+                (outcome.winner, GameEnd::from(outcome.reason))
+            }
+        };
         let (white, black) = if self.a_holds(Color::White) { (a, b) } else { (b, a) };
         JsonGame {
             schema: DATASET_SCHEMA,
@@ -439,12 +506,8 @@ impl PlayedGame {
             model: match_name(a, b),
             seed,
             search: serde_json::json!({ "white": white.settings(), "black": black.settings() }),
-            result: GameResult::from_winner(outcome.winner),
-            reason: match outcome.reason {
-                EndReason::Five => GameEnd::Five,
-                EndReason::Captures => GameEnd::Captures,
-                EndReason::Full => GameEnd::Full,
-            },
+            result: GameResult::from_winner(winner),
+            reason,
             plies: position.ply(),
             captures: Captures { white: position.captured(Color::White), black: position.captured(Color::Black) },
             resign_check: None,
@@ -569,7 +632,14 @@ fn schedule(
             let a_color = if a_seat == Seat::First { Color::White } else { Color::Black };
             waiting.push_back(ArenaGame {
                 sides: [a.side(position, a_color, seed)?, b.side(position, a_color.opponent(), seed ^ 1)?],
-                played: PlayedGame { id, game: opening.clone(), a_seat, moves: opening_moves(opening) },
+                played: PlayedGame {
+                    id,
+                    game: opening.clone(),
+                    a_seat,
+                    moves: opening_moves(opening),
+                    a_out_of_time: None,
+                },
+                clocks: [a, b].map(|p| p.clock.map_or(0.0, |c| c.main)),
             });
         }
     }
@@ -591,20 +661,43 @@ fn takes_turns(players: [&Player; 2]) -> bool {
 /// network calls batched), then each game plays its mover's move.
 fn step(games: &mut [ArenaGame], players: [&Player; 2]) -> Result<(), TrainError> {
     for (p, player) in players.iter().enumerate() {
-        let Engine::Search { evaluator, .. } = &player.engine else { continue };
-        let mut searches: Vec<&mut Search> = games
+        let Engine::Search { evaluator, params } = &player.engine else { continue };
+        let mut movers: Vec<&mut ArenaGame> = games.iter_mut().filter(|g| g.player_to_move() == p).collect();
+        if let Some(clock) = player.clock {
+            // The move's share of the clock (a clock's games take turns,
+            // so the search's time is this game's alone).
+            for game in &mut movers {
+                let share =
+                    pente_search::level::move_time(game.clocks[p], clock.increment, game.played.game.moves().len());
+                if let Side::Search(search) = &mut game.sides[p] {
+                    search.set_params(SearchParams { max_seconds: Some(share.max(1e-3)), ..params.clone() });
+                }
+            }
+        }
+        let started = std::time::Instant::now();
+        let mut searches: Vec<&mut Search> = movers
             .iter_mut()
-            .filter(|g| g.player_to_move() == p)
             .filter_map(|g| match &mut g.sides[p] {
                 Side::Search(search) => Some(search),
                 Side::TextPente(_) => None,
             })
             .collect();
         search_many(&mut searches, evaluator.as_ref());
+        if let Some(clock) = player.clock {
+            let spent = started.elapsed().as_secs_f64();
+            for game in movers {
+                game.clocks[p] -= spent;
+                if game.clocks[p] < 0.0 {
+                    game.played.a_out_of_time = Some(p == 0);
+                } else {
+                    game.clocks[p] += clock.increment;
+                }
+            }
+        }
     }
     // Our moves are sent to the programs as they are made, so every
     // program thinks while the other games are being played.
-    for game in games {
+    for game in games.iter_mut().filter(|g| g.played.a_out_of_time.is_none()) {
         game.play_move(players)?;
     }
     Ok(())
@@ -612,7 +705,9 @@ fn step(games: &mut [ArenaGame], players: [&Player; 2]) -> Result<(), TrainError
 
 /// Removes the finished games from `games` and returns them.
 fn take_ended(games: &mut Vec<ArenaGame>) -> Vec<ArenaGame> {
-    let (ended, playing) = std::mem::take(games).into_iter().partition(|g| g.played.game.position().is_over());
+    let (ended, playing) = std::mem::take(games)
+        .into_iter()
+        .partition(|g| g.played.game.position().is_over() || g.played.a_out_of_time.is_some());
     *games = playing;
     ended
 }
@@ -729,11 +824,17 @@ fn resumed_games(
                 source,
             })?;
         }
-        if !replay.position().is_over() {
-            return Err(at(format!("game {} is not finished", game.game_id)));
-        }
         let a_seat = if game.game_id % 2 == 0 { Seat::First } else { Seat::Second };
-        let a_won = PlayedGame { id: game.game_id, game: replay, a_seat, moves: Vec::new() }.a_won();
+        let mut played = PlayedGame { id: game.game_id, game: replay, a_seat, moves: Vec::new(), a_out_of_time: None };
+        match (game.reason, game.result.winner()) {
+            (GameEnd::Time, Some(winner)) => played.a_out_of_time = Some(!played.a_holds(winner)),
+            (GameEnd::Time, None) => return Err(at(format!("game {} was lost on time by nobody", game.game_id))),
+            _ if !played.game.position().is_over() => {
+                return Err(at(format!("game {} is not finished", game.game_id)));
+            }
+            _ => {}
+        }
+        let a_won = played.a_won();
         games.push((game, a_won));
     }
     Ok(games)
@@ -811,7 +912,14 @@ mod tests {
     fn player_specs() {
         assert_eq!(
             PlayerSpec::parse("heuristic@200").unwrap(),
-            PlayerSpec { kind: PlayerKind::Heuristic, visits: 200, seconds: None, solver: true, level: None }
+            PlayerSpec {
+                kind: PlayerKind::Heuristic,
+                visits: 200,
+                seconds: None,
+                solver: true,
+                level: None,
+                clock: None
+            }
         );
         assert_eq!(PlayerSpec::parse("uniform").unwrap().visits, 64);
         assert_eq!(
@@ -821,7 +929,8 @@ mod tests {
                 visits: 100,
                 seconds: None,
                 solver: false,
-                level: None
+                level: None,
+                clock: None
             }
         );
         let timed = PlayerSpec::parse("heuristic@250ms").unwrap();
@@ -848,6 +957,55 @@ mod tests {
         }
         assert!(PlayerSpec::parse("heuristic@0").is_err());
         assert!(PlayerSpec::parse("heuristic@x").is_err());
+        let clocked = PlayerSpec::parse("runs/m@clock60+1.5+nosolver").unwrap();
+        assert_eq!(clocked.clock, Some(GameClock { main: 60.0, increment: 1.5 }));
+        assert_eq!((clocked.visits, clocked.solver), (TIMED_VISITS, false));
+        assert_eq!(
+            PlayerSpec::parse("heuristic@clock90").unwrap().clock,
+            Some(GameClock { main: 90.0, increment: 0.0 })
+        );
+        for bad in ["heuristic@clock", "heuristic@clock0+1", "heuristic@clock60+-1", "heuristic@clockx+1"] {
+            assert!(PlayerSpec::parse(bad).unwrap_err().contains("clock"), "{bad}");
+        }
+    }
+
+    /// A clock too short for one search loses every game on time (recorded
+    /// as `time`, and counted so on a resume); a clock with room to think
+    /// loses none and the player still plays well.
+    #[test]
+    fn a_player_whose_clock_runs_out_loses_on_time() {
+        let rules = Rules::new(pente_core::Variant::Pente, 9).unwrap();
+        let config = ArenaConfig { games: 2, rules, opening_plies: 2, seed: 7 };
+        let cpu = pente_nn::BurnBackend::cpu();
+        let heuristic = PlayerSpec::parse("heuristic@16").unwrap().load(&cpu).unwrap();
+        let hasty = PlayerSpec::parse("heuristic@clock0.000001").unwrap().load(&cpu).unwrap();
+        assert_eq!(hasty.name, "heuristic@clock0.000001+0");
+        let dir = std::env::temp_dir().join(format!("pente-arena-clock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.jsonl");
+        let records = Some(Records { path: &path, resume: false });
+        let result = play_match(&hasty, &heuristic, &config, records, &mut |_, _| {}).unwrap();
+        assert_eq!((result.wins, result.losses), (0, 2));
+        let games: Vec<JsonGame> =
+            pente_records::jsonl_games(std::fs::read(&path).unwrap().as_slice()).map(|g| g.unwrap().1).collect();
+        for game in &games {
+            assert_eq!(game.reason, GameEnd::Time);
+            assert!(game.plies <= 3, "it ran out on its first move, after the opening's 2 and at most one reply");
+            let loser = if game.white == hasty.name { Color::White } else { Color::Black };
+            assert_eq!(game.result.winner(), Some(loser.opponent()));
+            assert_eq!(game.search[if loser == Color::White { "white" } else { "black" }]["clock"]["main"], 0.000001);
+        }
+        let resumed =
+            play_match(&hasty, &heuristic, &config, Some(Records { path: &path, resume: true }), &mut |_, _| {})
+                .unwrap();
+        assert_eq!(resumed, result, "a loss on time read back from the records");
+
+        let patient = PlayerSpec::parse("heuristic@clock20+0.2").unwrap().load(&cpu).unwrap();
+        let uniform = PlayerSpec::parse("uniform@16").unwrap().load(&cpu).unwrap();
+        let config = ArenaConfig { games: 2, ..config };
+        let result = play_match(&patient, &uniform, &config, None, &mut |_, _| {}).unwrap();
+        assert_eq!(result.wins, 2, "{result:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
