@@ -8,9 +8,10 @@
 #   MODEL=data/models/variants VARIANTS="keryo connect6" bash scripts/fairness.sh   # another player
 #
 # Every variant is played by the shipped network unless MODEL names another;
-# the fine-tuned variants of the committed study are played by
-# data/models/variants (see docs/fairness.md):
-#   MODEL=data/models/variants VARIANTS="keryo free-keryo swap2-keryo o-pente connect6" bash scripts/fairness.sh
+# the committed study plays the five variants it plays weakly again with the
+# network fine-tuned for them (see docs/fairness.md):
+#   OUT=data/books/fairness-variants MODEL=data/models/variants \
+#     VARIANTS="keryo free-keryo swap2-keryo o-pente connect6" bash scripts/fairness.sh
 #
 # Each book is resumable: run the same command again after a kill.
 set -euo pipefail
