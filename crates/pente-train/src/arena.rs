@@ -130,7 +130,8 @@ impl PlayerSpec {
                     format!("`{text}`: bad clock `{numbers}` (main seconds and an increment, as in clock60+1)")
                 })?;
                 clock = Some(parsed);
-                (name, TIMED_VISITS, Some(pente_search::level::move_time(parsed.main, parsed.increment, 0)), None)
+                // Each move's time limit is set from the clock as it is played.
+                (name, TIMED_VISITS, None, None)
             }
             Some((name, budget)) if let Some(number) = budget.strip_prefix("level") => {
                 let level = number
@@ -651,10 +652,12 @@ fn opening_moves(opening: &Game) -> Vec<JsonMove> {
     opening.moves().iter().map(|&point| JsonMove { point, value: 0.0, visits: 0, policy: vec![] }).collect()
 }
 
-/// Whether the games take turns: with a time per move, a move's time is
-/// then its own, not shared with the searches of other games.
+/// Whether the games take turns: with a time per move or a clock, a move's
+/// time is then its own, not shared with the searches of other games.
 fn takes_turns(players: [&Player; 2]) -> bool {
-    players.iter().any(|p| matches!(&p.engine, Engine::Search { params, .. } if params.max_seconds.is_some()))
+    players.iter().any(|p| {
+        p.clock.is_some() || matches!(&p.engine, Engine::Search { params, .. } if params.max_seconds.is_some())
+    })
 }
 
 /// One move in every game: the searches of each player run together (their
