@@ -15,7 +15,8 @@ use crate::player::{BackendArgs, LazyBackend, load_evaluator};
 pub struct AnalyzeArgs {
     #[command(flatten)]
     position: crate::PositionArgs,
-    /// Network directory, or `heuristic` / `uniform`; default: the shipped network, else the heuristic.
+    /// Network directory (or its ONNX file, e.g. `DIR/model.int8.onnx`, on ONNX Runtime), or
+    /// `heuristic` / `uniform`; default: the shipped network, else the heuristic.
     #[arg(long)]
     model: Option<PathBuf>,
     /// Playouts.

@@ -16,8 +16,8 @@ use crate::player::{BackendArgs, BookArgs};
 /// Arguments of `pente arena`.
 #[derive(Debug, Args)]
 pub struct ArenaArgs {
-    /// Player A: `heuristic`, `uniform` or a model directory, with `@visits` (default 64,
-    /// or --level), `@1.5s` (a time per move), `@levelN` (a strength level, 1-9) or
+    /// Player A: `heuristic`, `uniform` or a model directory (or its ONNX file, e.g.
+    /// `DIR/model.int8.onnx`, on ONNX Runtime), with `@visits` (default 64, or --level), `@1.5s` (a time per move), `@levelN` (a strength level, 1-9) or
     /// `@clock60+1` (a game clock: 60 s and 1 s more a move; running out loses), and
     /// `+nosolver` to search without the threat solver; or `pente-text:LEVEL` (Debian's
     /// `pente -text`, levels 1-9, 19x19 Pente, no random openings).

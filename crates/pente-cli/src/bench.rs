@@ -58,7 +58,8 @@ macro_rules! say {
 /// The network a benchmark measures.
 #[derive(Debug, Args)]
 pub struct BenchNetwork {
-    /// Model directory; default: a random network of --blocks x --channels.
+    /// Model directory (or its ONNX file, e.g. `DIR/model.int8.onnx`, on ONNX Runtime);
+    /// default: a random network of --blocks x --channels.
     #[arg(long)]
     model: Option<PathBuf>,
     /// Residual blocks of the random network.

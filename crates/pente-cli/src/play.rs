@@ -22,7 +22,8 @@ enum Side {
 /// Arguments of `pente play`.
 #[derive(Debug, Args)]
 pub struct PlayArgs {
-    /// Network directory, or `heuristic` / `uniform`; default: the shipped network, else the heuristic.
+    /// Network directory (or its ONNX file, e.g. `DIR/model.int8.onnx`, on ONNX Runtime), or
+    /// `heuristic` / `uniform`; default: the shipped network, else the heuristic.
     #[arg(long)]
     model: Option<PathBuf>,
     #[command(flatten)]

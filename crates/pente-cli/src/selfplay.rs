@@ -23,7 +23,8 @@ pub struct SelfPlayArgs {
     /// Games the output should hold when done (a rerun continues up to it).
     #[arg(long)]
     games: Option<u64>,
-    /// A model directory, or `heuristic` / `uniform`.
+    /// A model directory (or its ONNX file, e.g. `DIR/model.int8.onnx`, on ONNX Runtime), or
+    /// `heuristic` / `uniform`.
     #[arg(long, conflicts_with = "store")]
     model: Option<String>,
     /// Play with the current model of a store of distributed self-play (a

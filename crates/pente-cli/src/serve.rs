@@ -28,7 +28,8 @@ pub struct ServeArgs {
     /// The port (0: any free one).
     #[arg(long, default_value_t = 8080)]
     port: u16,
-    /// Network directory, or `heuristic` / `uniform`; default: the shipped network, else the heuristic.
+    /// Network directory (or its ONNX file, e.g. `DIR/model.int8.onnx`, on ONNX Runtime), or
+    /// `heuristic` / `uniform`; default: the shipped network, else the heuristic.
     #[arg(long)]
     model: Option<PathBuf>,
     /// Game files (PGN, games.csv, games.jsonl) for the game viewer and the

@@ -49,6 +49,12 @@ impl Backend for BurnBackend {
 
     /// burn runs on its own thread pool: `threads` is not used.
     fn load(&self, dir: &Path, _threads: usize) -> Result<Box<dyn Evaluator>, LoadError> {
+        if crate::store::is_onnx_file(dir) {
+            return Err(LoadError::new(
+                dir,
+                "burn runs model directories; an ONNX file runs on ONNX Runtime (--backend ort)",
+            ));
+        }
         let (model, info) = crate::store::load(dir, &self.device).map_err(|e| LoadError::new(dir, e))?;
         Ok(Box::new(NetworkEvaluator::new(model, self.device.clone(), info.id)))
     }

@@ -31,6 +31,10 @@ pub const VALUE: &str = "value";
 const OPSET: i64 = 17;
 const IR_VERSION: i64 = 8;
 
+/// The metadata key of the network's id: a file made from the graph (e.g.
+/// its int8 copy) keeps it, so that a runtime can tell which network it is.
+pub const MODEL_ID_KEY: &str = "model_id";
+
 /// Serializes `model` (with `info` as metadata) as an ONNX `ModelProto`.
 #[must_use]
 pub fn to_onnx(model: &PenteNet, info: &ModelInfo) -> Vec<u8> {
@@ -88,7 +92,7 @@ pub fn to_onnx(model: &PenteNet, info: &ModelInfo) -> Vec<u8> {
         }),
         opset_import: vec![OperatorSetIdProto { domain: String::new(), version: OPSET }],
         metadata_props: [
-            ("model_id", info.id.clone()),
+            (MODEL_ID_KEY, info.id.clone()),
             ("features_version", features.version().to_string()),
             ("config", burn::config::config_to_json(&info.net)),
         ]

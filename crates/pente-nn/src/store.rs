@@ -142,6 +142,40 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ModelDirError> {
     std::fs::rename(&tmp, path).map_err(io(path))
 }
 
+/// Whether a model path names an ONNX file (of a model directory) rather
+/// than the directory, e.g. the int8 copy `python -m pente.quantize`
+/// writes: ONNX Runtime runs such a file as it is.
+#[must_use]
+pub fn is_onnx_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("onnx")) && !path.is_dir()
+}
+
+/// The directory whose `model.json` describes a model path: the path
+/// itself, or for an ONNX file the directory it lies in.
+#[must_use]
+pub fn model_dir(path: &Path) -> &Path {
+    if !is_onnx_file(path) {
+        return path;
+    }
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
+/// The name a model path plays under: the network's id, or `ID/FILE` for
+/// an ONNX file of its directory (`campaign-9/model.int8.onnx`).
+///
+/// # Errors
+/// [`ModelDirError`] if the directory's `model.json` cannot be read.
+pub fn player_name(path: &Path) -> Result<String, ModelDirError> {
+    let id = load_info(model_dir(path))?.id;
+    Ok(match path.file_name().filter(|_| is_onnx_file(path)) {
+        Some(file) => format!("{id}/{}", file.to_string_lossy()),
+        None => id,
+    })
+}
+
 /// Reads the metadata of the model in `dir`.
 ///
 /// # Errors

@@ -81,8 +81,14 @@ impl Backend for OrtBackend {
         format!("ONNX Runtime {} ({})", self.runtime.version(), self.runtime.path().display())
     }
 
+    /// A model directory, or an ONNX file in one (`model.int8.onnx`), run as it is.
     fn load(&self, dir: &Path, threads: usize) -> Result<Box<dyn Evaluator>, LoadError> {
-        Ok(Box::new(OrtEvaluator::load(self.runtime, dir, threads).map_err(|e| LoadError::new(dir, e))?))
+        let evaluator = if pente_nn::store::is_onnx_file(dir) {
+            OrtEvaluator::load_file(self.runtime, dir, threads)
+        } else {
+            OrtEvaluator::load(self.runtime, dir, threads)
+        };
+        Ok(Box::new(evaluator.map_err(|e| LoadError::new(dir, e))?))
     }
 
     fn threads(&self, threads: usize) -> usize {

@@ -1,6 +1,6 @@
 //! The network on ONNX Runtime as a search [`Evaluator`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use ort::session::Session;
@@ -8,7 +8,7 @@ use ort::session::builder::{GraphOptimizationLevel, SessionBuilder};
 use ort::value::TensorRef;
 use pente_core::{Position, Rules};
 use pente_nn::features::Features;
-use pente_nn::onnx::{POLICY, VALUE};
+use pente_nn::onnx::{MODEL_ID_KEY, POLICY, VALUE};
 use pente_nn::{MAX_BATCH, PenteNet, encode_batch, evaluate_by_size, evaluation_from_logits};
 use pente_search::{Evaluation, Evaluator};
 use thiserror::Error;
@@ -35,6 +35,16 @@ pub enum OrtLoadError {
     /// ONNX Runtime refused the network built from it.
     #[error(transparent)]
     Session(#[from] SessionError),
+    /// An ONNX file made from another network than its directory's.
+    #[error("{}: made from network `{made_from}`, but its directory holds `{holds}`: make it again (python -m pente.quantize)", file.display())]
+    Stale {
+        /// The ONNX file.
+        file: PathBuf,
+        /// The network id in its metadata.
+        made_from: String,
+        /// The id in the directory's `model.json`.
+        holds: String,
+    },
 }
 
 /// One ONNX Runtime session of a network, with its input buffer.
@@ -113,6 +123,32 @@ impl OrtEvaluator {
     pub fn load(runtime: &Runtime, dir: &Path, threads: usize) -> Result<OrtEvaluator, OrtLoadError> {
         let (model, info) = pente_nn::store::load(dir, &pente_nn::cpu())?;
         Ok(OrtEvaluator::from_model(runtime, &model, &info, threads)?)
+    }
+
+    /// An ONNX file of a model directory run as it is, e.g. the int8 copy
+    /// `model.int8.onnx`: the input encoding and the id come from the
+    /// directory's `model.json`, and a file whose metadata names another
+    /// network ([`MODEL_ID_KEY`], kept from `model.onnx`) is refused. Its name is `ID/FILE`.
+    ///
+    /// # Errors
+    /// [`OrtLoadError`] naming the file that is missing or does not fit.
+    pub fn load_file(runtime: &Runtime, file: &Path, threads: usize) -> Result<OrtEvaluator, OrtLoadError> {
+        let info = pente_nn::store::load_info(pente_nn::store::model_dir(file))?;
+        let kind = info.net.features().expect("load_info checks the planes");
+        let onnx =
+            std::fs::read(file).map_err(|source| pente_nn::ModelDirError::Io { path: file.to_path_buf(), source })?;
+        let name = pente_nn::store::player_name(file)?;
+        let evaluator = OrtEvaluator::from_onnx(runtime, &onnx, kind, name, threads)?;
+        let made_from = {
+            let inner = evaluator.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            inner.session.metadata().map_err(SessionError)?.custom(MODEL_ID_KEY)
+        };
+        match made_from {
+            Some(made_from) if made_from != info.id => {
+                Err(OrtLoadError::Stale { file: file.to_path_buf(), made_from, holds: info.id })
+            }
+            _ => Ok(evaluator),
+        }
     }
 
     /// Intra-op threads of its session.

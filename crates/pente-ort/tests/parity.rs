@@ -149,3 +149,33 @@ fn both_backends_load_a_model_directory_through_the_trait_and_agree() {
         assert!(cause.contains(store::INFO_FILE), "{}: {cause}", backend.name());
     }
 }
+
+#[test]
+fn an_onnx_file_of_a_model_directory_runs_as_it_is_and_only_for_its_network() {
+    let Some(runtime) = runtime() else { return };
+    let dir = std::env::temp_dir().join(format!("pente-ort-file-{}", std::process::id()));
+    let config = NetConfig::scaled(1, 8);
+    let info = ModelInfo::new("filed", config.clone());
+    store::save(&perturbed(&config, 5), &info, &dir).unwrap();
+    // A copy of the graph under another name, as `python -m pente.quantize` writes its int8 one.
+    let copy = dir.join("model.copy.onnx");
+    std::fs::copy(dir.join(store::ONNX_FILE), &copy).unwrap();
+    let ort = OrtBackend::new(runtime);
+    let (from_file, from_dir) = (ort.load(&copy, 1).unwrap(), ort.load(&dir, 1).unwrap());
+    assert_eq!(from_file.name(), "filed/model.copy.onnx");
+    let positions = random_positions(Rules::pente(), 4, &mut StdRng::seed_from_u64(5));
+    let positions: Vec<&Position> = positions.iter().collect();
+    assert_eq!(from_file.evaluate(&positions), from_dir.evaluate(&positions));
+
+    // burn runs directories only, and says where a file runs.
+    let error = BurnBackend::cpu().load(&copy, 1).err().expect("burn refuses a file");
+    let cause = std::error::Error::source(&error).expect("a cause").to_string();
+    assert!(cause.contains("ONNX Runtime"), "{cause}");
+
+    // Once the directory holds another network, the file made from the old one is refused.
+    store::save_info(&ModelInfo { id: "filed-2".into(), ..info }, &dir).unwrap();
+    let error = ort.load(&copy, 1).err().expect("a stale file");
+    let cause = std::error::Error::source(&error).expect("a cause").to_string();
+    assert!(cause.contains("made from network `filed`") && cause.contains("`filed-2`"), "{cause}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -44,7 +44,7 @@ impl ModelSource {
         match self {
             ModelSource::Heuristic => Ok("heuristic".into()),
             ModelSource::Uniform => Ok("uniform".into()),
-            ModelSource::Network(dir) => Ok(pente_nn::store::load_info(dir)?.id),
+            ModelSource::Network(path) => Ok(pente_nn::store::player_name(path)?),
         }
     }
 
