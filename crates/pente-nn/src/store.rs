@@ -169,11 +169,16 @@ pub fn model_dir(path: &Path) -> &Path {
 /// # Errors
 /// [`ModelDirError`] if the directory's `model.json` cannot be read.
 pub fn player_name(path: &Path) -> Result<String, ModelDirError> {
-    let id = load_info(model_dir(path))?.id;
-    Ok(match path.file_name().filter(|_| is_onnx_file(path)) {
+    Ok(named(load_info(model_dir(path))?.id, path))
+}
+
+/// [`player_name`] of a model path whose network id is already read.
+#[must_use]
+pub fn named(id: String, path: &Path) -> String {
+    match path.file_name().filter(|_| is_onnx_file(path)) {
         Some(file) => format!("{id}/{}", file.to_string_lossy()),
         None => id,
-    })
+    }
 }
 
 /// Reads the metadata of the model in `dir`.

@@ -137,7 +137,7 @@ impl OrtEvaluator {
         let kind = info.net.features().expect("load_info checks the planes");
         let onnx =
             std::fs::read(file).map_err(|source| pente_nn::ModelDirError::Io { path: file.to_path_buf(), source })?;
-        let name = pente_nn::store::player_name(file)?;
+        let name = pente_nn::store::named(info.id.clone(), file);
         let evaluator = OrtEvaluator::from_onnx(runtime, &onnx, kind, name, threads)?;
         let made_from = {
             let inner = evaluator.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
