@@ -129,8 +129,24 @@ fn conv_forward(x: &FlexTensor, weight: &FlexTensor) -> FlexTensor {
 /// Per-thread buffers of the convolution's backward pass.
 struct Scratch {
     cols: Vec<f32>,
-    cols_grad: Vec<f32>,
+    grad_cols: Vec<f32>,
     weight_grad: Vec<f32>,
+}
+
+/// `[o, c, k, k]` to `[c, o, k, k]` with each kernel turned by half a turn:
+/// the "same" convolution of the output's gradient with these weights is
+/// the input's gradient, so the backward pass unfolds the gradient as the
+/// forward pass unfolds the input (no scattered sums back onto the input).
+fn transposed_flipped(weight: &[f32], outputs: usize, channels: usize, k: usize) -> Vec<f32> {
+    let taps = k * k;
+    let mut flipped = vec![0.0; weight.len()];
+    for (o, kernels) in weight.chunks(channels * taps).enumerate() {
+        for (ci, kernel) in kernels.chunks(taps).enumerate() {
+            let target = &mut flipped[(ci * outputs + o) * taps..][..taps];
+            target.iter_mut().zip(kernel.iter().rev()).for_each(|(t, w)| *t = *w);
+        }
+    }
+    flipped
 }
 
 /// The gradients of [`conv_forward`] of the input and of the weight, sample
@@ -140,20 +156,22 @@ struct Scratch {
 fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (FlexTensor, FlexTensor) {
     let shape = planes(x);
     let (outputs, k) = kernel(weight);
-    let (rows, plane) = (shape.c * k * k, shape.plane());
-    let (xs, weight) = (values(x), values(weight));
-    let weight_t = matrix(&weight, outputs, rows).reversed_axes();
+    let (rows, grad_rows, plane) = (shape.c * k * k, outputs * k * k, shape.plane());
+    let grad_shape = Planes { c: outputs, ..shape };
+    let xs = values(x);
+    let flipped = transposed_flipped(&values(weight), outputs, shape.c, k);
+    let flipped = matrix(&flipped, shape.c, grad_rows);
     let scratch = || Scratch {
         cols: vec![0.0; rows * plane],
-        cols_grad: vec![0.0; rows * plane],
+        grad_cols: vec![0.0; grad_rows * plane],
         weight_grad: vec![0.0; outputs * rows],
     };
-    // The unfolded input's gradient of one sample, and its share of the weight's.
+    // One sample: its share of the weight's gradient, and its output
+    // gradient unfolded, ready for the input's gradient.
     let sample = |s: &mut Scratch, x: &[f32], grad: &[f32]| {
-        let grad = matrix(grad, outputs, plane);
         cpu::im2col(x, shape, k, &mut s.cols);
-        gemm(grad, matrix(&s.cols, rows, plane).reversed_axes(), 1.0, &mut s.weight_grad);
-        gemm(weight_t, grad, 0.0, &mut s.cols_grad);
+        gemm(matrix(grad, outputs, plane), matrix(&s.cols, rows, plane).reversed_axes(), 1.0, &mut s.weight_grad);
+        cpu::im2col(grad, grad_shape, k, &mut s.grad_cols);
     };
     let (x_grad, partials): (FlexTensor, Vec<Vec<f32>>) = if outputs == shape.c {
         let mut grad = unique(grad);
@@ -162,7 +180,7 @@ fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (Flex
             .zip(xs.par_chunks(shape.sample()))
             .fold(scratch, |mut s, (grad, x)| {
                 sample(&mut s, x, grad);
-                cpu::col2im(&s.cols_grad, shape, k, grad);
+                gemm(flipped, matrix(&s.grad_cols, grad_rows, plane), 0.0, grad);
                 s
             })
             .map(|s| s.weight_grad)
@@ -176,7 +194,7 @@ fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (Flex
             .zip(xs.par_chunks(shape.sample()).zip(grad.par_chunks(outputs * plane)))
             .fold(scratch, |mut s, (x_grad, (x, grad))| {
                 sample(&mut s, x, grad);
-                cpu::col2im(&s.cols_grad, shape, k, x_grad);
+                gemm(flipped, matrix(&s.grad_cols, grad_rows, plane), 0.0, x_grad);
                 s
             })
             .map(|s| s.weight_grad)
