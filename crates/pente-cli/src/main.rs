@@ -1,5 +1,6 @@
 //! The `pente` command: one binary over the whole toolkit.
 
+mod allocator;
 mod analyze;
 mod arena;
 mod bench;
@@ -24,12 +25,7 @@ mod validate;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use mimalloc::MiMalloc;
 use pente_core::{Game, Rules, Variant};
-
-/// Keeps freed tensor memory for reuse (see the workspace's Cargo.toml).
-#[global_allocator]
-static ALLOCATOR: MiMalloc = MiMalloc;
 
 /// Self-play training and analysis of the board game Pente.
 #[derive(Debug, Parser)]
@@ -88,6 +84,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    allocator::keep_freed_memory();
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Replay(args) => replay::run(args),
