@@ -15,7 +15,7 @@ const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// Tells mimalloc never to return freed memory to the system. Its default
 /// returns memory idle for a second, and a training step (a second or more
 /// on one thread) frees and takes back the same hundreds of megabytes: the
-/// kernel faulted in and zeroed about 8 000 pages a step, a fifth of a
+/// kernel faulted in and zeroed about 9 500 pages a step, a fifth of a
 /// one-thread step. A `MIMALLOC_PURGE_DELAY` in the environment still wins.
 pub(crate) fn keep_freed_memory() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {

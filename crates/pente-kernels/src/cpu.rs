@@ -1,6 +1,6 @@
 //! The kernels on plain `f32` slices in NCHW order: the unfolding of a
-//! "same" convolution's input (im2col) and the passes of batch norm. Work is split by sample, so every thread writes its own
-//! contiguous slice.
+//! "same" convolution's input (im2col) and the passes of batch norm. Work
+//! is split by sample, so every thread writes its own contiguous slice.
 
 use rayon::prelude::*;
 
@@ -36,16 +36,20 @@ fn valid_columns(w: usize, dx: usize, p: usize) -> std::ops::Range<usize> {
 }
 
 /// Unfolds one sample `x` (`[c, h, w]`) for a `k`x`k` "same" convolution
-/// into `cols` (`[c*k*k, h*w]`): row `(ci*k + dy)*k + dx` holds channel
-/// `ci` shifted by `(dy - p, dx - p)`, zero off the board. The weights
-/// `[o, c*k*k]` times `cols` are then the convolution.
-pub(crate) fn im2col(x: &[f32], shape: Planes, k: usize, cols: &mut [f32]) {
+/// into `cols` (`[c*k*k, stride]`, `stride >= h*w`): row `(ci*k + dy)*k +
+/// dx` holds channel `ci` shifted by `(dy - p, dx - p)`, zero off the board
+/// and in the padding after the plane. The weights `[o, c*k*k]` times
+/// `cols` are then the convolution (padded).
+pub(crate) fn im2col(x: &[f32], shape: Planes, k: usize, stride: usize, cols: &mut [f32]) {
     let plane = shape.plane();
     debug_assert_eq!(x.len(), shape.sample());
-    debug_assert_eq!(cols.len(), shape.sample() * k * k);
-    for (row, out) in cols.chunks_mut(plane).enumerate() {
+    debug_assert!(stride >= plane);
+    debug_assert_eq!(cols.len(), shape.c * k * k * stride);
+    for (row, out) in cols.chunks_mut(stride).enumerate() {
         let (ci, dy, dx) = (row / (k * k), row / k % k, row % k);
+        let (out, padding) = out.split_at_mut(plane);
         shift_plane(&x[ci * plane..][..plane], shape, (dy, dx), k / 2, out);
+        padding.fill(0.0);
     }
 }
 
@@ -249,7 +253,8 @@ mod tests {
     }
 
     /// im2col followed by the weight product is the convolution itself, on
-    /// non-square planes and at every kernel size the network uses.
+    /// non-square planes and at every kernel size the network uses, with
+    /// and without padding after each plane.
     #[test]
     fn unfolded_product_equals_naive_convolution() {
         for (k, h, w) in [(3, 5, 7), (1, 4, 3), (3, 1, 1), (5, 6, 6), (5, 2, 1)] {
@@ -259,14 +264,14 @@ mod tests {
             let weight = ramp(outputs * shape.c * k * k, 11);
             let expected = naive_conv(&x, shape, &weight, outputs, k);
             let (plane, rows) = (shape.plane(), shape.c * k * k);
-            for sample in 0..shape.n {
-                let mut cols = vec![f32::NAN; rows * plane];
-                im2col(&x[sample * shape.sample()..][..shape.sample()], shape, k, &mut cols);
+            for (sample, stride) in (0..shape.n).flat_map(|s| [(s, plane), (s, plane + 3)]) {
+                let mut cols = vec![f32::NAN; rows * stride];
+                im2col(&x[sample * shape.sample()..][..shape.sample()], shape, k, stride, &mut cols);
                 for o in 0..outputs {
-                    for q in 0..plane {
-                        let got: f32 = (0..rows).map(|r| weight[o * rows + r] * cols[r * plane + q]).sum();
-                        let want = expected[(sample * outputs + o) * plane + q];
-                        assert!((got - want).abs() < 1e-4, "k {k} {h}x{w}: {got} vs {want}");
+                    for q in 0..stride {
+                        let got: f32 = (0..rows).map(|r| weight[o * rows + r] * cols[r * stride + q]).sum();
+                        let want = if q < plane { expected[(sample * outputs + o) * plane + q] } else { 0.0 };
+                        assert!((got - want).abs() < 1e-4, "k {k} {h}x{w} stride {stride}: {got} vs {want}");
                     }
                 }
             }

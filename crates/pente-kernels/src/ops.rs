@@ -12,7 +12,7 @@ use burn::backend::tensor::FloatTensor;
 use burn::backend::{Autodiff, AutodiffBackend, Backend, ExtensionType, Flex, backend_extension};
 use burn::tensor::{Shape, TensorData};
 
-use ndarray::ArrayView2;
+use ndarray::{ArrayView2, s};
 use rayon::prelude::*;
 
 use crate::cpu::{self, NormStats, Planes};
@@ -106,21 +106,48 @@ fn matrix(values: &[f32], rows: usize, columns: usize) -> ArrayView2<'_, f32> {
     ArrayView2::from_shape((rows, columns), values).expect("a matrix's shape")
 }
 
+/// The row length of an unfolded sample: its plane rounded up to a whole
+/// number of 16-float vectors. The gemm crate copies (packs) an operand
+/// whose long side is not such a multiple before every product, and reads
+/// a padded one in place: the forward product of a 32-channel 19x19 layer
+/// ran at 116 GFLOP/s on 361 columns and at 164 on 368 (Intel Xeon,
+/// AVX-512).
+fn padded(plane: usize) -> usize {
+    plane.next_multiple_of(16)
+}
+
+/// `a` times the padded `b` (`[a.ncols, stride]`) into `out` (`[a.nrows,
+/// plane]`): straight when there is no padding, else through `product`
+/// (`[a.nrows, stride]`).
+fn gemm_unpadded(a: ArrayView2<f32>, b: &[f32], stride: usize, product: &mut [f32], out: &mut [f32]) {
+    let b = matrix(b, a.ncols(), stride);
+    let plane = out.len() / a.nrows();
+    if plane == stride {
+        gemm(a, b, 0.0, out);
+        return;
+    }
+    gemm(a, b, 0.0, product);
+    for (out, row) in out.chunks_mut(plane).zip(product.chunks(stride)) {
+        out.copy_from_slice(&row[..plane]);
+    }
+}
+
 /// Each sample is unfolded into a buffer of its own thread and convolved by
-/// one GEMM straight into the output: no buffer the size of the batch.
+/// one GEMM into the output: no buffer the size of the batch.
 fn conv_forward(x: &FlexTensor, weight: &FlexTensor) -> FlexTensor {
     let shape = planes(x);
     let (outputs, k) = kernel(weight);
     assert_eq!(weight.layout().shape()[1], shape.c, "the kernel's input channels");
     let (rows, plane) = (shape.c * k * k, shape.plane());
+    let stride = padded(plane);
     let (xs, weight) = (values(x), values(weight));
     let weight = matrix(&weight, outputs, rows);
     let mut out = vec![0.0; shape.n * outputs * plane];
     out.par_chunks_mut(outputs * plane).zip(xs.par_chunks(shape.sample())).for_each_init(
-        || vec![0.0; rows * plane],
-        |cols, (out, x)| {
-            cpu::im2col(x, shape, k, cols);
-            gemm(weight, matrix(cols, rows, plane), 0.0, out);
+        || (vec![0.0; rows * stride], vec![0.0; outputs * stride]),
+        |(cols, product), (out, x)| {
+            cpu::im2col(x, shape, k, stride, cols);
+            gemm_unpadded(weight, cols, stride, product, out);
         },
     );
     tensor(out, [shape.n, outputs, shape.h, shape.w])
@@ -130,6 +157,7 @@ fn conv_forward(x: &FlexTensor, weight: &FlexTensor) -> FlexTensor {
 struct Scratch {
     cols: Vec<f32>,
     grad_cols: Vec<f32>,
+    product: Vec<f32>,
     weight_grad: Vec<f32>,
 }
 
@@ -157,21 +185,25 @@ fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (Flex
     let shape = planes(x);
     let (outputs, k) = kernel(weight);
     let (rows, grad_rows, plane) = (shape.c * k * k, outputs * k * k, shape.plane());
+    let stride = padded(plane);
     let grad_shape = Planes { c: outputs, ..shape };
     let xs = values(x);
     let flipped = transposed_flipped(&values(weight), outputs, shape.c, k);
     let flipped = matrix(&flipped, shape.c, grad_rows);
     let scratch = || Scratch {
-        cols: vec![0.0; rows * plane],
-        grad_cols: vec![0.0; grad_rows * plane],
+        cols: vec![0.0; rows * stride],
+        grad_cols: vec![0.0; grad_rows * stride],
+        product: vec![0.0; shape.c * stride],
         weight_grad: vec![0.0; outputs * rows],
     };
-    // One sample: its share of the weight's gradient, and its output
-    // gradient unfolded, ready for the input's gradient.
+    // One sample: its share of the weight's gradient, then the input's
+    // gradient into `x_grad` (which may be `grad`'s own buffer: the output
+    // gradient is unfolded before it is overwritten).
     let sample = |s: &mut Scratch, x: &[f32], grad: &[f32]| {
-        cpu::im2col(x, shape, k, &mut s.cols);
-        gemm(matrix(grad, outputs, plane), matrix(&s.cols, rows, plane).reversed_axes(), 1.0, &mut s.weight_grad);
-        cpu::im2col(grad, grad_shape, k, &mut s.grad_cols);
+        cpu::im2col(x, shape, k, stride, &mut s.cols);
+        let cols = matrix(&s.cols, rows, stride).slice_move(s![.., ..plane]);
+        gemm(matrix(grad, outputs, plane), cols.reversed_axes(), 1.0, &mut s.weight_grad);
+        cpu::im2col(grad, grad_shape, k, stride, &mut s.grad_cols);
     };
     let (x_grad, partials): (FlexTensor, Vec<Vec<f32>>) = if outputs == shape.c {
         let mut grad = unique(grad);
@@ -180,7 +212,7 @@ fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (Flex
             .zip(xs.par_chunks(shape.sample()))
             .fold(scratch, |mut s, (grad, x)| {
                 sample(&mut s, x, grad);
-                gemm(flipped, matrix(&s.grad_cols, grad_rows, plane), 0.0, grad);
+                gemm_unpadded(flipped, &s.grad_cols, stride, &mut s.product, grad);
                 s
             })
             .map(|s| s.weight_grad)
@@ -194,7 +226,7 @@ fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (Flex
             .zip(xs.par_chunks(shape.sample()).zip(grad.par_chunks(outputs * plane)))
             .fold(scratch, |mut s, (x_grad, (x, grad))| {
                 sample(&mut s, x, grad);
-                gemm(flipped, matrix(&s.grad_cols, grad_rows, plane), 0.0, x_grad);
+                gemm_unpadded(flipped, &s.grad_cols, stride, &mut s.product, x_grad);
                 s
             })
             .map(|s| s.weight_grad)
