@@ -45,34 +45,58 @@ pub(crate) fn im2col(x: &[f32], shape: Planes, k: usize, stride: usize, cols: &m
     debug_assert_eq!(x.len(), shape.sample());
     debug_assert!(stride >= plane);
     debug_assert_eq!(cols.len(), shape.c * k * k * stride);
-    for (row, out) in cols.chunks_mut(stride).enumerate() {
-        let (ci, dy, dx) = (row / (k * k), row / k % k, row % k);
-        let (out, padding) = out.split_at_mut(plane);
-        shift_plane(&x[ci * plane..][..plane], shape, (dy, dx), k / 2, out);
-        padding.fill(0.0);
+    let shifts: Vec<Shift> = (0..k * k).map(|tap| Shift::new(shape, tap / k, tap % k, k / 2)).collect();
+    for (src, rows) in x.chunks(plane).zip(cols.chunks_mut(k * k * stride)) {
+        for (shift, out) in shifts.iter().zip(rows.chunks_mut(stride)) {
+            let (out, padding) = out.split_at_mut(plane);
+            shift.apply(src, shape.w, out);
+            padding.fill(0.0);
+        }
     }
 }
 
-/// `out[y][x] = src[y + dy - p][x + dx - p]`, zero off the board. A shift is
-/// a constant offset in the flat plane, so the rows on the board are one
-/// copy (small copies row by row cost more in calls than in bytes); the
-/// columns that wrapped in from the neighbouring row are zeroed after.
-fn shift_plane(src: &[f32], shape: Planes, (dy, dx): (usize, usize), p: usize, out: &mut [f32]) {
-    let w = shape.w;
-    let (rows, columns) = (valid_columns(shape.h, dy, p), valid_columns(w, dx, p));
-    if rows.is_empty() || columns.is_empty() {
-        out.fill(0.0);
-        return;
+/// One kernel offset `(dy, dx)` of a "same" convolution as a copy of the
+/// plane: `out[y][x] = src[y + dy - p][x + dx - p]`, zero off the board. A
+/// shift is a constant offset in the flat plane, so the rows on the board
+/// are one copy (small copies row by row cost more in calls than in bytes),
+/// after which the columns that wrapped in from the neighbouring row are
+/// zeroed.
+struct Shift {
+    /// The on-board part of the output, `first..last`, or none.
+    span: Option<(usize, usize)>,
+    /// Where `first` reads from.
+    from: usize,
+    /// The columns read from the board.
+    columns: std::ops::Range<usize>,
+}
+
+impl Shift {
+    fn new(shape: Planes, dy: usize, dx: usize, p: usize) -> Shift {
+        let w = shape.w;
+        let (rows, columns) = (valid_columns(shape.h, dy, p), valid_columns(w, dx, p));
+        if rows.is_empty() || columns.is_empty() {
+            return Shift { span: None, from: 0, columns };
+        }
+        let span = (rows.start * w + columns.start, (rows.end - 1) * w + columns.end);
+        Shift { span: Some(span), from: (rows.start + dy - p) * w + columns.start + dx - p, columns }
     }
-    let (first, last) = (rows.start * w + columns.start, (rows.end - 1) * w + columns.end);
-    let from = (rows.start + dy - p) * w + columns.start + dx - p;
-    out[..first].fill(0.0);
-    out[first..last].copy_from_slice(&src[from..from + (last - first)]);
-    out[last..].fill(0.0);
-    if columns.len() < w {
-        for row in out[first - columns.start..last].chunks_mut(w) {
-            row[..columns.start].fill(0.0);
-            row[columns.end..].fill(0.0);
+
+    fn apply(&self, src: &[f32], w: usize, out: &mut [f32]) {
+        let Some((first, last)) = self.span else {
+            out.fill(0.0);
+            return;
+        };
+        out[..first].fill(0.0);
+        out[first..last].copy_from_slice(&src[self.from..self.from + (last - first)]);
+        out[last..].fill(0.0);
+        // The wrapped columns of the rows in between: a kernel reaches p
+        // columns beyond each side, so these are a few points a row.
+        let rows = out[first - self.columns.start..last].chunks_mut(w);
+        if self.columns.start > 0 {
+            rows.for_each(|row| row[..self.columns.start].fill(0.0));
+        } else if self.columns.end < w {
+            let end = self.columns.end;
+            rows.for_each(|row| row.iter_mut().skip(end).for_each(|v| *v = 0.0));
         }
     }
 }
@@ -204,10 +228,9 @@ pub(crate) fn norm_backward(
 /// `grad` where `output > 0`, else 0: the gradient through a ReLU.
 pub(crate) fn relu_mask(grad: &mut [f32], output: &[f32]) {
     grad.par_chunks_mut(1 << 14).zip(output.par_chunks(1 << 14)).for_each(|(g, y)| {
+        // A select rather than a conditional store, so it vectorizes.
         for (g, &y) in g.iter_mut().zip(y) {
-            if y <= 0.0 {
-                *g = 0.0;
-            }
+            *g = if y <= 0.0 { 0.0 } else { *g };
         }
     });
 }
