@@ -89,14 +89,13 @@ impl Shift {
         out[..first].fill(0.0);
         out[first..last].copy_from_slice(&src[self.from..self.from + (last - first)]);
         out[last..].fill(0.0);
-        // The wrapped columns of the rows in between: a kernel reaches p
-        // columns beyond each side, so these are a few points a row.
-        let rows = out[first - self.columns.start..last].chunks_mut(w);
-        if self.columns.start > 0 {
-            rows.for_each(|row| row[..self.columns.start].fill(0.0));
-        } else if self.columns.end < w {
-            let end = self.columns.end;
-            rows.for_each(|row| row.iter_mut().skip(end).for_each(|v| *v = 0.0));
+        // The wrapped columns, column by column: a kernel reaches p columns
+        // beyond each side, so each is a point a row, too few for a fill.
+        let rows = first / w..last.div_ceil(w);
+        for x in (0..self.columns.start).chain(self.columns.end..w) {
+            for y in rows.clone() {
+                out[y * w + x] = 0.0;
+            }
         }
     }
 }
