@@ -35,22 +35,43 @@ fn valid_columns(w: usize, dx: usize, p: usize) -> std::ops::Range<usize> {
     p.saturating_sub(dx).min(end)..end
 }
 
-/// Unfolds one sample `x` (`[c, h, w]`) for a `k`x`k` "same" convolution
-/// into `cols` (`[c*k*k, stride]`, `stride >= h*w`): row `(ci*k + dy)*k +
-/// dx` holds channel `ci` shifted by `(dy - p, dx - p)`, zero off the board
-/// and in the padding after the plane. The weights `[o, c*k*k]` times
-/// `cols` are then the convolution (padded).
-pub(crate) fn im2col(x: &[f32], shape: Planes, k: usize, stride: usize, cols: &mut [f32]) {
-    let plane = shape.plane();
-    debug_assert_eq!(x.len(), shape.sample());
-    debug_assert!(stride >= plane);
-    debug_assert_eq!(cols.len(), shape.c * k * k * stride);
-    let shifts: Vec<Shift> = (0..k * k).map(|tap| Shift::new(shape, tap / k, tap % k, k / 2)).collect();
-    for (src, rows) in x.chunks(plane).zip(cols.chunks_mut(k * k * stride)) {
-        for (shift, out) in shifts.iter().zip(rows.chunks_mut(stride)) {
-            let (out, padding) = out.split_at_mut(plane);
-            shift.apply(src, shape.w, out);
-            padding.fill(0.0);
+/// The unfolding (im2col) of samples of one shape for a `k`x`k` "same"
+/// convolution, its nine (or `k*k`) shifts worked out once for every
+/// sample.
+pub(crate) struct Unfold {
+    shape: Planes,
+    stride: usize,
+    shifts: Vec<Shift>,
+}
+
+impl Unfold {
+    /// Unfolded rows of `stride >= h*w` points each.
+    pub fn new(shape: Planes, k: usize, stride: usize) -> Unfold {
+        assert!(stride >= shape.plane(), "a row holds the plane");
+        let shifts = (0..k * k).map(|tap| Shift::new(shape, tap / k, tap % k, k / 2)).collect();
+        Unfold { shape, stride, shifts }
+    }
+
+    /// The length of one sample's unfolding.
+    pub fn len(&self) -> usize {
+        self.shape.c * self.shifts.len() * self.stride
+    }
+
+    /// Unfolds one sample `x` (`[c, h, w]`) into `cols` (`[c*k*k,
+    /// stride]`): row `(ci*k + dy)*k + dx` holds channel `ci` shifted by
+    /// `(dy - p, dx - p)`, zero off the board and in the padding after the
+    /// plane. The weights `[o, c*k*k]` times `cols` are then the
+    /// convolution (padded).
+    pub fn apply(&self, x: &[f32], cols: &mut [f32]) {
+        let plane = self.shape.plane();
+        debug_assert_eq!(x.len(), self.shape.sample());
+        debug_assert_eq!(cols.len(), self.len());
+        for (src, rows) in x.chunks(plane).zip(cols.chunks_mut(self.shifts.len() * self.stride)) {
+            for (shift, out) in self.shifts.iter().zip(rows.chunks_mut(self.stride)) {
+                let (out, padding) = out.split_at_mut(plane);
+                shift.apply(src, self.shape.w, out);
+                padding.fill(0.0);
+            }
         }
     }
 }
@@ -287,8 +308,9 @@ mod tests {
             let expected = naive_conv(&x, shape, &weight, outputs, k);
             let (plane, rows) = (shape.plane(), shape.c * k * k);
             for (sample, stride) in (0..shape.n).flat_map(|s| [(s, plane), (s, plane + 3)]) {
-                let mut cols = vec![f32::NAN; rows * stride];
-                im2col(&x[sample * shape.sample()..][..shape.sample()], shape, k, stride, &mut cols);
+                let unfold = Unfold::new(shape, k, stride);
+                let mut cols = vec![f32::NAN; unfold.len()];
+                unfold.apply(&x[sample * shape.sample()..][..shape.sample()], &mut cols);
                 for o in 0..outputs {
                     for q in 0..stride {
                         let got: f32 = (0..rows).map(|r| weight[o * rows + r] * cols[r * stride + q]).sum();

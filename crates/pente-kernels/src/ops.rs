@@ -15,7 +15,7 @@ use burn::tensor::{Shape, TensorData};
 use ndarray::{ArrayView2, s};
 use rayon::prelude::*;
 
-use crate::cpu::{self, NormStats, Planes};
+use crate::cpu::{self, NormStats, Planes, Unfold};
 use crate::gemm::gemm;
 
 /// Batch norm's output with the batch statistics it used.
@@ -140,13 +140,14 @@ fn conv_forward(x: &FlexTensor, weight: &FlexTensor) -> FlexTensor {
     assert_eq!(weight.layout().shape()[1], shape.c, "the kernel's input channels");
     let (rows, plane) = (shape.c * k * k, shape.plane());
     let stride = padded(plane);
+    let unfold = Unfold::new(shape, k, stride);
     let (xs, weight) = (values(x), values(weight));
     let weight = matrix(&weight, outputs, rows);
     let mut out = vec![0.0; shape.n * outputs * plane];
     out.par_chunks_mut(outputs * plane).zip(xs.par_chunks(shape.sample())).for_each_init(
-        || (vec![0.0; rows * stride], vec![0.0; outputs * stride]),
+        || (vec![0.0; unfold.len()], vec![0.0; outputs * stride]),
         |(cols, product), (out, x)| {
-            cpu::im2col(x, shape, k, stride, cols);
+            unfold.apply(x, cols);
             gemm_unpadded(weight, cols, stride, product, out);
         },
     );
@@ -190,13 +191,13 @@ fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (Flex
     let (outputs, k) = kernel(weight);
     let (rows, grad_rows, plane) = (shape.c * k * k, outputs * k * k, shape.plane());
     let stride = padded(plane);
-    let grad_shape = Planes { c: outputs, ..shape };
+    let (unfold, unfold_grad) = (Unfold::new(shape, k, stride), Unfold::new(Planes { c: outputs, ..shape }, k, stride));
     let xs = values(x);
     let flipped = transposed_flipped(&values(weight), outputs, shape.c, k);
     let flipped = matrix(&flipped, shape.c, grad_rows);
     let scratch = || Scratch {
-        cols: vec![0.0; rows * stride],
-        grad_cols: vec![0.0; grad_rows * stride],
+        cols: vec![0.0; unfold.len()],
+        grad_cols: vec![0.0; unfold_grad.len()],
         product: vec![0.0; shape.c * stride],
         weight_grad: vec![0.0; outputs * rows],
     };
@@ -204,10 +205,10 @@ fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (Flex
     // gradient into `x_grad` (which may be `grad`'s own buffer: the output
     // gradient is unfolded before it is overwritten).
     let sample = |s: &mut Scratch, x: &[f32], grad: &[f32]| {
-        cpu::im2col(x, shape, k, stride, &mut s.cols);
+        unfold.apply(x, &mut s.cols);
         let cols = matrix(&s.cols, rows, stride).slice_move(s![.., ..plane]);
         gemm(cols, matrix(grad, outputs, plane).reversed_axes(), 1.0, &mut s.weight_grad);
-        cpu::im2col(grad, grad_shape, k, stride, &mut s.grad_cols);
+        unfold_grad.apply(grad, &mut s.grad_cols);
     };
     let (x_grad, partials): (FlexTensor, Vec<Vec<f32>>) = if outputs == shape.c {
         let mut grad = unique(grad);
