@@ -39,6 +39,37 @@ pub enum ModelCommand {
         #[arg(long)]
         id: Option<String>,
     },
+    /// Grow a model into a deeper, wider network that plays exactly as it
+    /// did (Net2Net): old weights kept, the weights reading the new
+    /// channels zero, new blocks starting as the identity. A larger
+    /// network's campaign starts from it (`start = "OUT"` in a loop config)
+    /// instead of from random weights; its CPU-hours, Elo and iterations
+    /// carry over.
+    Grow(GrowArgs),
+}
+
+/// Arguments of `pente model grow`.
+#[derive(Debug, Args)]
+pub struct GrowArgs {
+    /// The model directory.
+    dir: PathBuf,
+    /// Directory to write the grown model to.
+    #[arg(long)]
+    out: PathBuf,
+    /// Residual blocks of the grown network (the pooling block comes after
+    /// half of them, as in `model init`).
+    #[arg(long)]
+    blocks: usize,
+    /// Channels of the grown network's tower (its heads scale with them, as
+    /// in `model init`).
+    #[arg(long)]
+    channels: usize,
+    /// Model id of the grown model; default `<id>-b<blocks>c<channels>`.
+    #[arg(long)]
+    id: Option<String>,
+    /// Seed of the new channels' random weights.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
 }
 
 /// Arguments of `pente model init`.
@@ -119,6 +150,37 @@ pub fn run(command: &ModelCommand) -> anyhow::Result<ExitCode> {
                 LATEST.planes()
             );
         }
+        ModelCommand::Grow(args) => grow(args)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn grow(args: &GrowArgs) -> anyhow::Result<()> {
+    if args.out.join(store::INFO_FILE).exists() {
+        anyhow::bail!("{}: a model is already there; choose another --out", args.out.display());
+    }
+    let device = crate::player::device()?;
+    let (model, info) = store::load(&args.dir, &device).with_context(|| format!("loading {}", args.dir.display()))?;
+    let net = NetConfig {
+        in_planes: info.net.in_planes,
+        aux_heads: info.net.aux_heads,
+        ..NetConfig::scaled(args.blocks, args.channels)
+    };
+    device.seed(args.seed);
+    let grown = pente_nn::grow(&model, &info.net, &net, &device).with_context(|| {
+        format!("growing {} ({} blocks x {} channels)", args.dir.display(), info.net.blocks, info.net.channels)
+    })?;
+    let id = args.id.clone().unwrap_or_else(|| format!("{}-b{}c{}", info.id, args.blocks, args.channels));
+    let grown_info = ModelInfo { id: id.clone(), net, parent: Some(info.id.clone()), ..info };
+    store::save(&grown, &grown_info, &args.out)
+        .with_context(|| format!("saving the model to {}", args.out.display()))?;
+    println!(
+        "wrote model {id} to {} ({} blocks x {} channels, {} parameters; it plays as {} until trained)",
+        args.out.display(),
+        args.blocks,
+        args.channels,
+        burn::module::Module::num_params(&grown),
+        info.id
+    );
+    Ok(())
 }

@@ -629,3 +629,45 @@ fn model_upgrade_copies_a_network_to_the_latest_features_and_it_plays_the_same()
     assert!(String::from_utf8_lossy(&taken.stderr).contains("a model is already there"), "{taken:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `model grow` makes a larger network that searches exactly as the one it
+/// grew from, on either backend, and refuses a smaller shape.
+#[test]
+fn model_grow_keeps_the_play_and_refuses_a_smaller_shape() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let old = format!("{root}/../../data/models/campaign");
+    let dir = std::env::temp_dir().join(format!("pente-cli-grow-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let grown = dir.join("wide");
+    let grown = grown.to_str().unwrap();
+    let out = pente(&["model", "grow", &old, "--out", grown, "--blocks", "5", "--channels", "40"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let info: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("wide/model.json")).unwrap()).unwrap();
+    assert_eq!((info["net"]["blocks"].as_u64(), info["net"]["channels"].as_u64()), (Some(5), Some(40)));
+    assert_eq!(info["parent"], "campaign-9");
+    assert_eq!(info["id"], "campaign-9-b5c40");
+    let analysis = |model: &str, backend: &str| {
+        let out =
+            pente(&["analyze", "--moves", "K10 L9 K7 L8", "--visits", "50", "--model", model, "--backend", backend]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        stdout.lines().skip_while(|l| !l.starts_with("position:")).collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(analysis(&old, "burn"), analysis(grown, "burn"));
+    let narrower = pente(&[
+        "model",
+        "grow",
+        &old,
+        "--out",
+        dir.join("narrow").to_str().unwrap(),
+        "--blocks",
+        "6",
+        "--channels",
+        "16",
+    ]);
+    assert_eq!(narrower.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&narrower.stderr);
+    assert!(stderr.contains("channels: 16 is smaller than the network's 32"), "{stderr}");
+    assert!(!dir.join("narrow").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

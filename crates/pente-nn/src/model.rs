@@ -344,16 +344,17 @@ impl PenteNet {
     }
 }
 
+/// The flex device's random generator is shared: a test that seeds it holds
+/// this while it draws, so that no other test's draws come between.
+#[cfg(test)]
+pub(crate) static DEVICE_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[cfg(test)]
 mod tests {
     use burn::tensor::Distribution;
 
     use super::*;
     use crate::features::LATEST;
-
-    /// The flex device's random generator is shared: a test that seeds it
-    /// holds this while it draws, so that no other test's draws come between.
-    static DEVICE_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     #[test]
     fn new_networks_read_the_latest_encoding() {
