@@ -69,7 +69,8 @@ pub struct TrainingArgs {
     #[arg(long, default_value = "curves.png")]
     pub out: PathBuf,
     /// Draw the Elo ratings alone, without the loss curves (for a
-    /// campaign's folder, whose metrics.csv holds only its last sitting).
+    /// campaign's folder exported before 2026-12-06, whose metrics.csv holds
+    /// only its last sitting).
     #[arg(long)]
     pub elo_only: bool,
 }

@@ -42,7 +42,8 @@ pub struct LoopConfig {
     pub start: Option<PathBuf>,
     /// A model directory the run's best network is copied into when the run
     /// ends, with its records: for a campaign, where the next sitting
-    /// `start`s from. Its `elo.csv` and `timings.csv` gather every sitting.
+    /// `start`s from. Its `metrics.csv`, `elo.csv`, `timings.csv` and
+    /// `arena/` gather every sitting, numbered by generation.
     #[serde(default)]
     pub export: Option<PathBuf>,
     /// Who plays self-play until a first network is promoted: `heuristic`
@@ -969,7 +970,7 @@ fn export_stage(
         stage: "export",
         detail: format!("{} to {}", state.best.display(), to.display()),
     });
-    export_best(&run.dir, state, run.first + state.iteration, to)
+    export_best(&run.dir, state, run.first, to)
 }
 
 /// `config` for a run on `store`: it starts from the store's current model
@@ -992,25 +993,29 @@ fn store_config(config: &LoopConfig, store: &Store) -> Result<LoopConfig, TrainE
 }
 
 /// Copies the best network of the run in `dir` into `to` with the run's
-/// records: its config, training curve and matches replace those of the
-/// last run there; its Elo table and stage times are appended to what
-/// earlier runs left (rows already there are not repeated, so exporting
-/// twice changes nothing). The network's `cpu_hours` and `iterations` become
-/// the run's totals (`generation`: the last iteration's), so that a run
-/// starting from it counts on from everything spent.
-fn export_best(dir: &Path, state: &LoopState, generation: u32, to: &Path) -> Result<(), TrainError> {
+/// records, added to what earlier runs (sittings) left there: its config
+/// replaces theirs; its training curve, Elo table and stage times are
+/// appended (rows already there are not repeated, so exporting twice
+/// changes nothing), and its matches join theirs in `arena/`. Iterations
+/// are renumbered as generations (the run's iteration `k` is generation
+/// `first + k`), so one campaign's sittings never share a number. The
+/// network's `cpu_hours` and `iterations` become the run's totals, so that
+/// a run starting from it counts on from everything spent.
+fn export_best(dir: &Path, state: &LoopState, first: u32, to: &Path) -> Result<(), TrainError> {
     if to.canonicalize().ok() != state.best.canonicalize().ok() {
         copy_model(&state.best, to)?;
     }
-    let info =
-        ModelInfo { cpu_hours: state.cpu_hours, elo: Some(state.best_elo), iterations: generation, ..load_info(to)? };
+    let info = ModelInfo {
+        cpu_hours: state.cpu_hours,
+        elo: Some(state.best_elo),
+        iterations: first + state.iteration,
+        ..load_info(to)?
+    };
     pente_nn::store::save_info(&info, to)?;
-    for file in ["loop.toml", crate::trainer::METRICS_FILE] {
-        if let Ok(text) = std::fs::read_to_string(dir.join(file)) {
-            write_atomically(&to.join(file), &text)?;
-        }
+    if let Ok(text) = std::fs::read_to_string(dir.join("loop.toml")) {
+        write_atomically(&to.join("loop.toml"), &text)?;
     }
-    for file in ["elo.csv", "timings.csv"] {
+    for file in [crate::trainer::METRICS_FILE, "elo.csv", "timings.csv"] {
         let Ok(ours) = std::fs::read_to_string(dir.join(file)) else { continue };
         let theirs = std::fs::read_to_string(to.join(file)).unwrap_or_default();
         let mut text =
@@ -1021,29 +1026,44 @@ fn export_best(dir: &Path, state: &LoopState, generation: u32, to: &Path) -> Res
             // A run's first row rates its start network, which the run that
             // exported it has rated already.
             let start_again = file == "elo.csv" && i == 0 && row.split(',').nth(1).is_some_and(|m| rated.contains(m));
-            if !rows.contains(row) && !start_again {
-                text.push_str(row);
+            let row = by_generation(row, first);
+            if !rows.contains(&row) && !start_again {
+                text.push_str(&row);
                 text.push('\n');
             }
         }
         write_atomically(&to.join(file), &text)?;
     }
     let matches = to.join("arena");
-    let _ = std::fs::remove_dir_all(&matches);
     std::fs::create_dir_all(&matches).map_err(io(&matches))?;
+    let copy = |from: &Path, name: String| std::fs::copy(from, matches.join(name)).map(drop).map_err(io(from));
     for entry in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
-        if name.ends_with(".json") && name != "loop.json" {
-            std::fs::copy(entry.path(), matches.join(&name)).map_err(io(&entry.path()))?;
+        if let Some(stem) = name.strip_suffix(".json").filter(|_| name != "loop.json") {
+            // `baseline-heuristic-003.json` -> `baseline-heuristic-<first + 3>.json`.
+            let renamed = match stem.rsplit_once('-').and_then(|(head, k)| Some((head, k.parse::<u32>().ok()?))) {
+                Some((head, k)) => format!("{head}-{:03}.json", first + k),
+                None => name,
+            };
+            copy(&entry.path(), renamed)?;
         }
     }
     for k in 1..=state.iteration {
         let gate = dir.join(format!("iter-{k:03}")).join("arena.json");
         if gate.is_file() {
-            std::fs::copy(&gate, matches.join(format!("gate-{k:03}.json"))).map_err(io(&gate))?;
+            copy(&gate, format!("gate-{:03}.json", first + k))?;
         }
     }
     Ok(())
+}
+
+/// A CSV row of a run whose first field is the run's iteration `k`, with
+/// that field made the generation `first + k`.
+fn by_generation(row: &str, first: u32) -> String {
+    match row.split_once(',').and_then(|(k, rest)| Some((k.parse::<u32>().ok()?, rest))) {
+        Some((k, rest)) => format!("{},{rest}", first + k),
+        None => row.to_string(),
+    }
 }
 
 /// The matches that end a finished run, from the final network's side:
