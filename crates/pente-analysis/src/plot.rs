@@ -374,16 +374,22 @@ fn padded_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
 }
 
 /// Line colours, one per series.
-const SERIES: [RGBColor; 6] = [
+const SERIES: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
     RGBColor(148, 103, 189),
     RGBColor(255, 127, 14),
     RGBColor(23, 190, 207),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
 ];
 
-type Series<'a> = (&'a str, Vec<(f64, f64, Option<(f64, f64)>)>);
+/// A line's points: x, y and the interval drawn as a bar, if any.
+type Points = Vec<(f64, f64, Option<(f64, f64)>)>;
+type Series<'a> = (&'a str, Points);
 
 /// A corner of the chart no point (nor error-bar end) falls in, for the
 /// legend: a corner is the outer 45 % of the width and 40 % of the height.
@@ -503,17 +509,6 @@ pub fn write_training_curves(
     let by_hours = elo.iter().all(|r| r.cpu_hours.is_some_and(f64::is_finite));
     let elo_x = |r: &EloRow| if by_hours { r.cpu_hours.unwrap_or(0.0) } else { r.iteration as f64 };
     let elo_range = span(elo.iter().map(elo_x));
-    // A model rated at several iterations (a fixed reference such as the
-    // heuristic player) gets a line of its own; models rated once share one
-    // line: each iteration's new network, rated by the gates, or the final
-    // network of a run, rated against its first.
-    let mut repeated: Vec<&str> = Vec::new();
-    for row in elo {
-        let name = row.model.as_str();
-        if !repeated.contains(&name) && elo.iter().filter(|r| r.model == name).count() > 1 {
-            repeated.push(name);
-        }
-    }
     let panels = usize::from(!losses.is_empty()) * 2 + usize::from(!elo.is_empty());
     let height = 40 + 300 * panels as u32;
     draw_png(path, (1000, height), |root| {
@@ -544,32 +539,11 @@ pub fn write_training_curves(
             }
         }
         if !elo.is_empty() {
-            let points = |keep: &dyn Fn(&EloRow) -> bool| {
-                let mut points: Vec<_> = elo
-                    .iter()
-                    .filter(|r| keep(r) && r.elo.is_finite())
-                    .map(|r| {
-                        let bar = r.elo_low.zip(r.elo_high).filter(|(lo, hi)| lo.is_finite() && hi.is_finite());
-                        (elo_x(r), r.elo, bar)
-                    })
-                    .collect();
-                points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                points
-            };
-            let is_final = |r: &EloRow| r.model.ends_with(" (final)");
-            let once = points(&|r: &EloRow| !repeated.contains(&r.model.as_str()) && !is_final(r));
-            let finals = points(&|r: &EloRow| !repeated.contains(&r.model.as_str()) && is_final(r));
-            let mut series: Vec<Series<'_>> = Vec::new();
-            let named = !repeated.is_empty() || !finals.is_empty();
-            if !once.is_empty() {
-                series.push((if named { "the networks, by their gates" } else { "" }, once));
+            let mut owned = elo_series(elo, &elo_x, "");
+            if let [(name, _)] = &mut owned[..] {
+                name.clear();
             }
-            if !finals.is_empty() {
-                series.push(("final networks, against the first of their run", finals));
-            }
-            for &model in &repeated {
-                series.push((model, points(&|r: &EloRow| r.model == model)));
-            }
+            let series: Vec<Series<'_>> = owned.iter().map(|(name, points)| (name.as_str(), points.clone())).collect();
             if let Some(area) = areas.next() {
                 let (title, x_label) = if by_hours {
                     ("Elo by CPU-hour (bars: interval)", "CPU-hours")
@@ -580,6 +554,76 @@ pub fn write_training_curves(
             }
         }
         Ok(())
+    })
+}
+
+/// The lines of a run's Elo table, each name after `prefix`: a model rated
+/// at several iterations (a fixed reference such as the heuristic player)
+/// gets a line of its own; models rated once share one line: each
+/// iteration's new network, rated by the gates, or the final network of a
+/// run, rated against its first.
+fn elo_series(elo: &[EloRow], x: &dyn Fn(&EloRow) -> f64, prefix: &str) -> Vec<(String, Points)> {
+    let mut repeated: Vec<&str> = Vec::new();
+    for row in elo {
+        let name = row.model.as_str();
+        if !repeated.contains(&name) && elo.iter().filter(|r| r.model == name).count() > 1 {
+            repeated.push(name);
+        }
+    }
+    let points = |keep: &dyn Fn(&EloRow) -> bool| {
+        let mut points: Points = elo
+            .iter()
+            .filter(|r| keep(r) && r.elo.is_finite())
+            .map(|r| {
+                let bar = r.elo_low.zip(r.elo_high).filter(|(lo, hi)| lo.is_finite() && hi.is_finite());
+                (x(r), r.elo, bar)
+            })
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        points
+    };
+    let is_final = |r: &EloRow| r.model.ends_with(" (final)");
+    let once = points(&|r: &EloRow| !repeated.contains(&r.model.as_str()) && !is_final(r));
+    let finals = points(&|r: &EloRow| !repeated.contains(&r.model.as_str()) && is_final(r));
+    let mut series = Vec::new();
+    if !once.is_empty() {
+        series.push((format!("{prefix}the networks, by their gates"), once));
+    }
+    if !finals.is_empty() {
+        series.push((format!("{prefix}final networks, against the first of their run"), finals));
+    }
+    for &model in &repeated {
+        series.push((format!("{prefix}{model}"), points(&|r: &EloRow| r.model == model)));
+    }
+    series
+}
+
+/// Draws the Elo by CPU-hour of several campaigns (name, Elo table) in one
+/// chart, each with its networks' line and its fixed baselines' lines:
+/// campaigns whose Elo goes on from a common network (one grown from the
+/// other, `pente model grow`) share its scale. Writes the PNG to `path`.
+///
+/// # Errors
+/// No ratings with CPU-hours to draw, or the picture cannot be drawn or
+/// written.
+pub fn write_campaign_comparison(
+    campaigns: &[(String, Vec<EloRow>)],
+    title: &str,
+    path: &Path,
+) -> Result<(), PlotError> {
+    let rows = || campaigns.iter().flat_map(|(_, elo)| elo);
+    if rows().next().is_none() || !rows().all(|r| r.cpu_hours.is_some_and(f64::is_finite)) {
+        return Err(PlotError::Cannot("every campaign needs ratings, each with its CPU-hours".into()));
+    }
+    let x = |r: &EloRow| r.cpu_hours.unwrap_or(0.0);
+    let owned: Vec<(String, Points)> =
+        campaigns.iter().flat_map(|(name, elo)| elo_series(elo, &x, &format!("{name}: "))).collect();
+    let series: Vec<Series<'_>> = owned.iter().map(|(name, points)| (name.as_str(), points.clone())).collect();
+    let x_range = span(rows().map(x));
+    draw_png(path, (1000, 560), |root| {
+        root.fill(&WHITE).map_err(PlotError::drawing)?;
+        let root = root.titled(title, (FONT, 22)).map_err(PlotError::drawing)?;
+        draw_chart(&root, "Elo by CPU-hour (bars: interval)", ("CPU-hours", "Elo"), x_range, &series)
     })
 }
 

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use pente_analysis::plot::{BoardMap, write_heatmaps, write_training_curves};
+use pente_analysis::plot::{BoardMap, write_campaign_comparison, write_heatmaps, write_training_curves};
 use pente_analysis::training::{losses_by_iteration, read_elo, read_metrics};
 use pente_analysis::{Stats, StatsOptions};
 use pente_core::{Rules, parse_move_list};
@@ -104,6 +104,17 @@ fn ratings_by_cpu_hour() {
     let picture = scratch("elo-hours.png");
     write_training_curves(&[], &elo, "campaign", &picture).unwrap();
     assert_eq!(png_size(&picture), (1000, 40 + 300));
+
+    // Two campaigns in one chart; a table without CPU-hours cannot join it.
+    let both = scratch("campaigns.png");
+    let wide: Vec<_> = elo
+        .iter()
+        .map(|r| pente_analysis::training::EloRow { cpu_hours: r.cpu_hours.map(|h| h + 1.0), ..r.clone() })
+        .collect();
+    write_campaign_comparison(&[("c".into(), elo.clone()), ("wide".into(), wide)], "two", &both).unwrap();
+    assert_eq!(png_size(&both), (1000, 560));
+    let error = write_campaign_comparison(&[("c".into(), elo), ("old".into(), old)], "x", &both).unwrap_err();
+    assert!(error.to_string().contains("CPU-hours"), "{error}");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Subcommand;
-use pente_analysis::plot::{BoardMap, write_heatmaps, write_training_curves};
+use pente_analysis::plot::{BoardMap, write_campaign_comparison, write_heatmaps, write_training_curves};
 use pente_analysis::training::{losses_by_iteration, read_elo, read_metrics};
 use pente_analysis::{Stats, StatsOptions};
 use pente_core::{Point, Rules, Variant, format_move_list, parse_move_list};
@@ -23,6 +23,23 @@ pub enum PlotCommand {
     /// Loss by iteration and Elo by CPU-hour (or iteration) from a training
     /// run directory (runs/<name>/metrics.csv and elo.csv).
     Training(TrainingArgs),
+    /// Several campaigns' Elo by CPU-hour in one chart, each with its
+    /// networks and fixed baselines (e.g. data/models/campaign and
+    /// data/models/campaign-6x64, which was grown from it and so shares its
+    /// Elo scale).
+    Campaigns(CampaignsArgs),
+}
+
+/// Arguments of `pente plot campaigns`.
+#[derive(Debug, clap::Args)]
+pub struct CampaignsArgs {
+    /// Campaign directories (or run directories), each with an elo.csv whose
+    /// rows all have cpu_hours.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// The PNG to write.
+    #[arg(long, default_value = "campaigns.png")]
+    pub out: PathBuf,
 }
 
 /// Arguments of `pente plot heatmap`.
@@ -83,6 +100,7 @@ pub fn run(command: &PlotCommand) -> anyhow::Result<ExitCode> {
     match command {
         PlotCommand::Heatmap(args) => heatmap(args),
         PlotCommand::Training(args) => training(args),
+        PlotCommand::Campaigns(args) => campaigns(args),
     }
 }
 
@@ -152,6 +170,22 @@ fn training(args: &TrainingArgs) -> anyhow::Result<ExitCode> {
     write_training_curves(&losses, &elo, &title, &args.out)
         .with_context(|| format!("plotting {}", args.run.display()))?;
     say(&format!("wrote {} ({} iterations with losses, {} ratings)", args.out.display(), losses.len(), elo.len()))
+}
+
+fn campaigns(args: &CampaignsArgs) -> anyhow::Result<ExitCode> {
+    let mut campaigns = Vec::new();
+    for dir in &args.dirs {
+        let path = dir.join("elo.csv");
+        if !path.is_file() {
+            anyhow::bail!("{}: no elo.csv (is this a campaign or run directory?)", dir.display());
+        }
+        campaigns.push((run_name(dir), read_elo(&path)?));
+    }
+    let names: Vec<&str> = campaigns.iter().map(|(name, _)| name.as_str()).collect();
+    let title = format!("Campaigns {}", names.join(", "));
+    write_campaign_comparison(&campaigns, &title, &args.out).context("plotting the campaigns")?;
+    let ratings: usize = campaigns.iter().map(|(_, elo)| elo.len()).sum();
+    say(&format!("wrote {} ({} campaigns, {ratings} ratings)", args.out.display(), campaigns.len()))
 }
 
 /// The run's directory name, for the title.

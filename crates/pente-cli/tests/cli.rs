@@ -384,6 +384,15 @@ fn plot_writes_heatmap_and_training_pngs() {
     let out = pente(&["plot", "training", campaign, "--elo-only", "--out", curves.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("(0 iterations with losses"), "{out:?}");
+    // Two campaigns' Elo by CPU-hour in one chart (the variants fine-tune
+    // went on from campaign-9, on its Elo scale).
+    let variants = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/models/variants");
+    let both = dir.join("campaigns.png");
+    let out = pente(&["plot", "campaigns", campaign, variants, "--out", both.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(is_png(&both));
+    let out = pente(&["plot", "campaigns", campaign, dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "no elo.csv there");
     let out = pente(&["plot", "training", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "no metrics.csv or elo.csv there");
     std::fs::remove_dir_all(&dir).unwrap();
