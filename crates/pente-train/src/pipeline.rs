@@ -46,6 +46,13 @@ pub struct LoopConfig {
     /// `arena/` gather every sitting, numbered by generation.
     #[serde(default)]
     pub export: Option<PathBuf>,
+    /// Iterations of self-play a campaign carries from one sitting to the
+    /// next: the export keeps the newest this many iterations' samples in
+    /// `window/` beside the network, and a run that `start`s from a folder
+    /// with a `window/` begins with those samples in its replay window.
+    /// 0 (the default): every sitting starts with an empty window.
+    #[serde(default)]
+    pub carry_window: u32,
     /// Who plays self-play until a first network is promoted: `heuristic`
     /// (a teacher, so the first samples carry tactics) or, when unset, the
     /// random first network itself (pure self-play from zero).
@@ -323,6 +330,9 @@ impl LoopConfig {
             if size.games == Some(0) || size.steps == Some(0) {
                 return Err("bootstrap_iteration: games and steps must be at least 1".into());
             }
+        }
+        if self.carry_window > 0 && self.start.is_none() && self.export.is_none() {
+            return Err("carry_window: only for a run that starts from or exports to a model directory".into());
         }
         match (&self.net, &self.start) {
             (Some(net), None) if net.blocks == 0 || net.channels < 4 => {
@@ -703,7 +713,12 @@ fn init_first_network(
     if !initial.join(pente_nn::store::INFO_FILE).is_file() {
         let id = run.network_id(0);
         match (&run.config.start, &run.config.net) {
-            (Some(start), _) => start_model(start, &id, &initial)?,
+            (Some(start), _) => {
+                if run.config.carry_window > 0 {
+                    carry_in(&start.join(WINDOW_DIR), &run.dir.join(WINDOW_DIR))?;
+                }
+                start_model(start, &id, &initial)?;
+            }
             (None, Some(net)) => init_model(&net.config(), &id, run.config.selfplay.seed, &initial)?,
             (None, None) => unreachable!("checked when the loop started"),
         }
@@ -828,7 +843,84 @@ fn selfplay_locally(
     pente_selfplay::run(&selfplay, &it.dir.join("selfplay"), source, run.backend, &mut |p| {
         report(LoopEvent::Game(p));
     })?;
-    Ok((1..=it.number).map(|i| run.dir.join(format!("iter-{i:03}")).join("selfplay")).collect())
+    let mut samples: Vec<PathBuf> = carried(&run.dir.join(WINDOW_DIR))?.into_iter().map(|(_, file)| file).collect();
+    samples.extend((1..=it.number).map(|i| run.dir.join(format!("iter-{i:03}")).join("selfplay")));
+    Ok(samples)
+}
+
+/// Where a run keeps the samples it carried in from its start's folder,
+/// and where an export keeps the samples it carries on.
+const WINDOW_DIR: &str = "window";
+
+/// The carried samples in `dir` (`samples-<generation>.bin`), oldest first,
+/// with their generations; none if there is no such folder.
+fn carried(dir: &Path) -> Result<Vec<(u32, PathBuf)>, TrainError> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(Vec::new()) };
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(io(dir))?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if let Some(generation) = name.strip_prefix("samples-").and_then(|n| n.strip_suffix(".bin")) {
+            let generation = generation
+                .parse()
+                .map_err(|_| TrainError::Config(format!("{}: not samples-<generation>.bin", path.display())))?;
+            files.push((generation, path));
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Copies the carried samples of a start folder's `from` into a new run's
+/// `to`, whole or not at all (a folder beside it, renamed when complete).
+fn carry_in(from: &Path, to: &Path) -> Result<(), TrainError> {
+    let files = carried(from)?;
+    if files.is_empty() || to.is_dir() {
+        return Ok(());
+    }
+    let partial = to.with_extension("partial");
+    let _ = std::fs::remove_dir_all(&partial);
+    std::fs::create_dir_all(&partial).map_err(io(&partial))?;
+    for (_, file) in &files {
+        let name = file.file_name().unwrap_or_default();
+        std::fs::copy(file, partial.join(name)).map_err(io(file))?;
+    }
+    std::fs::rename(&partial, to).map_err(io(to))
+}
+
+/// The export's `window/`: the newest `keep` iterations' samples of the run
+/// (those it carried in and its own, iteration `k` as generation
+/// `first + k`), each copied once; older ones removed.
+fn carry_out(dir: &Path, state: &LoopState, first: u32, keep: u32, to: &Path) -> Result<(), TrainError> {
+    let mut files = carried(&dir.join(WINDOW_DIR))?;
+    for k in 1..=state.iteration {
+        let file = dir.join(format!("iter-{k:03}")).join("selfplay").join("samples.bin");
+        if file.is_file() {
+            files.push((first + k, file));
+        }
+    }
+    files.sort();
+    let kept = &files[files.len().saturating_sub(keep as usize)..];
+    let window = to.join(WINDOW_DIR);
+    std::fs::create_dir_all(&window).map_err(io(&window))?;
+    let names: Vec<String> = kept.iter().map(|(generation, _)| format!("samples-{generation:03}.bin")).collect();
+    for ((_, file), name) in kept.iter().zip(&names) {
+        let target = window.join(name);
+        let same = |a: &Path, b: &Path| {
+            std::fs::metadata(a).ok().map(|m| m.len()) == std::fs::metadata(b).ok().map(|m| m.len())
+        };
+        if !same(file, &target) {
+            let partial = window.join(format!("{name}.partial"));
+            std::fs::copy(file, &partial).map_err(io(file))?;
+            std::fs::rename(&partial, &target).map_err(io(&target))?;
+        }
+    }
+    for (_, old) in carried(&window)? {
+        if !names.iter().any(|name| old.ends_with(name)) {
+            std::fs::remove_file(&old).map_err(io(&old))?;
+        }
+    }
+    Ok(())
 }
 
 /// Stage `train`: a candidate trained `steps` steps from `best` on
@@ -842,7 +934,12 @@ fn train_candidate(
     best: &Path,
     report: &mut dyn FnMut(LoopEvent<'_>),
 ) -> Result<PathBuf, TrainError> {
-    report(LoopEvent::Stage { iteration: it.number, stage: "train", detail: format!("{steps} steps") });
+    let carried = samples.iter().filter(|p| p.starts_with(run.dir.join(WINDOW_DIR))).count();
+    let detail = match carried {
+        0 => format!("{steps} steps"),
+        n => format!("{steps} steps, with samples carried from earlier sittings ({n} of the window's iterations)"),
+    };
+    report(LoopEvent::Stage { iteration: it.number, stage: "train", detail });
     let mut train_config = run.config.train.clone();
     train_config.steps = steps;
     train_config.samples = samples;
@@ -970,7 +1067,11 @@ fn export_stage(
         stage: "export",
         detail: format!("{} to {}", state.best.display(), to.display()),
     });
-    export_best(&run.dir, state, run.first, to)
+    export_best(&run.dir, state, run.first, to)?;
+    if run.config.carry_window > 0 {
+        carry_out(&run.dir, state, run.first, run.config.carry_window, to)?;
+    }
+    Ok(())
 }
 
 /// `config` for a run on `store`: it starts from the store's current model

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use pente_nn::BurnBackend;
-use pente_train::{EloEntry, IterationSize, LoopConfig, TrainConfig, WindowGrowth, run_loop};
+use pente_train::{EloEntry, IterationSize, LoopConfig, LoopEvent, TrainConfig, WindowGrowth, run_loop};
 
 fn configs() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs")
@@ -143,6 +143,7 @@ fn a_run_starts_from_a_model_directory() {
     config.iterations = 1;
     let exported = runs.join("exported");
     config.export = Some(exported.clone());
+    config.carry_window = 2;
     let state = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
     let dir = config.run_dir();
     assert!(dir.join("models/ci-7").is_dir() && state.table[0].model == "ci-7", "{:?}", state.table);
@@ -189,9 +190,28 @@ fn a_run_starts_from_a_model_directory() {
     // The next sitting goes on from the export and adds its rows to it, all
     // but the one rating its start network again.
     std::fs::write(exported.join("README.md"), "kept").unwrap();
+    // The export carries the sitting's samples on in `window/`, by generation.
+    let window = |dir: &std::path::Path| {
+        let mut names: Vec<String> = std::fs::read_dir(dir.join("window"))
+            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    assert_eq!(window(&exported), ["samples-008.bin"]);
     config.start = Some(exported.clone());
     config.runs_dir = runs.join("third");
-    let third = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
+    let mut stages = Vec::new();
+    let third = run_loop(&config, &BurnBackend::cpu(), None, &mut |e| {
+        if let LoopEvent::Stage { stage: "train", detail, .. } = e {
+            stages.push(detail);
+        }
+    })
+    .unwrap();
+    // The next sitting trains on them beside its own, and carries both on.
+    assert_eq!(window(&config.run_dir()), ["samples-008.bin"]);
+    assert!(stages.iter().any(|d| d.contains("carried from earlier sittings (1 of")), "{stages:?}");
+    assert_eq!(window(&exported), ["samples-008.bin", "samples-009.bin"]);
     // (Generation 8's rows of both sittings: a row the earlier sitting
     // wrote already, the start's rating against a baseline, is not repeated.)
     let exported_elo = std::fs::read_to_string(exported.join("elo.csv")).unwrap();
