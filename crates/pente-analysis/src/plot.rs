@@ -389,13 +389,14 @@ const SERIES: [RGBColor; 10] = [
 
 /// A line's points: x, y and the interval drawn as a bar, if any.
 type Points = Vec<(f64, f64, Option<(f64, f64)>)>;
-type Series<'a> = (&'a str, Points);
+/// A line: its name in the legend (none if empty) and its points.
+type Series = (String, Points);
 
 /// A corner of the chart no point (nor error-bar end) falls in, for the
 /// legend: a corner is the outer 45 % of the width and 40 % of the height.
 /// The upper right first, then the upper left, lower right, lower left.
 fn emptiest_corner(
-    series: &[Series<'_>],
+    series: &[Series],
     x: &std::ops::Range<f64>,
     y: &std::ops::Range<f64>,
 ) -> Option<SeriesLabelPosition> {
@@ -428,7 +429,7 @@ fn draw_chart(
     caption: &str,
     (x_label, y_label): (&str, &str),
     x_range: std::ops::Range<f64>,
-    series: &[Series<'_>],
+    series: &[Series],
 ) -> Result<(), PlotError> {
     let e = PlotError::drawing;
     let ys = series.iter().flat_map(|(_, points)| {
@@ -467,7 +468,7 @@ fn draw_chart(
         chart
             .draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
             .map_err(e)?
-            .label(*name)
+            .label(name)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
         chart.draw_series(line.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(e)?;
         let bars = points.iter().filter_map(|&(x, _, bar)| {
@@ -525,7 +526,7 @@ pub fn write_training_curves(
                     "Policy loss (mean per iteration)",
                     ("iteration", "cross-entropy"),
                     x_range.clone(),
-                    &[("", policy)],
+                    &[(String::new(), policy)],
                 )?;
             }
             if let Some(area) = areas.next() {
@@ -534,16 +535,12 @@ pub fn write_training_curves(
                     "Value loss (mean per iteration)",
                     ("iteration", "cross-entropy"),
                     x_range.clone(),
-                    &[("", value)],
+                    &[(String::new(), value)],
                 )?;
             }
         }
         if !elo.is_empty() {
-            let mut owned = elo_series(elo, &elo_x, "");
-            if let [(name, _)] = &mut owned[..] {
-                name.clear();
-            }
-            let series: Vec<Series<'_>> = owned.iter().map(|(name, points)| (name.as_str(), points.clone())).collect();
+            let series = elo_series(elo, &elo_x, "");
             if let Some(area) = areas.next() {
                 let (title, x_label) = if by_hours {
                     ("Elo by CPU-hour (bars: interval)", "CPU-hours")
@@ -561,8 +558,9 @@ pub fn write_training_curves(
 /// at several iterations (a fixed reference such as the heuristic player)
 /// gets a line of its own; models rated once share one line: each
 /// iteration's new network, rated by the gates, or the final network of a
-/// run, rated against its first.
-fn elo_series(elo: &[EloRow], x: &dyn Fn(&EloRow) -> f64, prefix: &str) -> Vec<(String, Points)> {
+/// run, rated against its first. A line of networks alone, with no prefix,
+/// goes without a name.
+fn elo_series(elo: &[EloRow], x: &dyn Fn(&EloRow) -> f64, prefix: &str) -> Vec<Series> {
     let mut repeated: Vec<&str> = Vec::new();
     for row in elo {
         let name = row.model.as_str();
@@ -587,7 +585,8 @@ fn elo_series(elo: &[EloRow], x: &dyn Fn(&EloRow) -> f64, prefix: &str) -> Vec<(
     let finals = points(&|r: &EloRow| !repeated.contains(&r.model.as_str()) && is_final(r));
     let mut series = Vec::new();
     if !once.is_empty() {
-        series.push((format!("{prefix}the networks, by their gates"), once));
+        let alone = prefix.is_empty() && repeated.is_empty() && finals.is_empty();
+        series.push((if alone { String::new() } else { format!("{prefix}the networks, by their gates") }, once));
     }
     if !finals.is_empty() {
         series.push((format!("{prefix}final networks, against the first of their run"), finals));
@@ -611,14 +610,17 @@ pub fn write_campaign_comparison(
     title: &str,
     path: &Path,
 ) -> Result<(), PlotError> {
-    let rows = || campaigns.iter().flat_map(|(_, elo)| elo);
-    if rows().next().is_none() || !rows().all(|r| r.cpu_hours.is_some_and(f64::is_finite)) {
-        return Err(PlotError::Cannot("every campaign needs ratings, each with its CPU-hours".into()));
+    let timed = |elo: &[EloRow]| !elo.is_empty() && elo.iter().all(|r| r.cpu_hours.is_some_and(f64::is_finite));
+    if campaigns.is_empty() {
+        return Err(PlotError::Cannot("no campaign to draw".into()));
     }
+    if let Some((name, _)) = campaigns.iter().find(|(_, elo)| !timed(elo)) {
+        return Err(PlotError::Cannot(format!("{name}: no ratings, or a rating without its CPU-hours")));
+    }
+    let rows = || campaigns.iter().flat_map(|(_, elo)| elo);
     let x = |r: &EloRow| r.cpu_hours.unwrap_or(0.0);
-    let owned: Vec<(String, Points)> =
+    let series: Vec<Series> =
         campaigns.iter().flat_map(|(name, elo)| elo_series(elo, &x, &format!("{name}: "))).collect();
-    let series: Vec<Series<'_>> = owned.iter().map(|(name, points)| (name.as_str(), points.clone())).collect();
     let x_range = span(rows().map(x));
     draw_png(path, (1000, 560), |root| {
         root.fill(&WHITE).map_err(PlotError::drawing)?;

@@ -114,7 +114,7 @@ fn ratings_by_cpu_hour() {
     write_campaign_comparison(&[("c".into(), elo.clone()), ("wide".into(), wide)], "two", &both).unwrap();
     assert_eq!(png_size(&both), (1000, 560));
     let error = write_campaign_comparison(&[("c".into(), elo), ("old".into(), old)], "x", &both).unwrap_err();
-    assert!(error.to_string().contains("CPU-hours"), "{error}");
+    assert!(error.to_string().contains("old: ") && error.to_string().contains("CPU-hours"), "{error}");
 }
 
 #[test]

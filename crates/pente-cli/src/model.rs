@@ -65,6 +65,9 @@ pub struct GrowArgs {
     #[arg(long)]
     channels: usize,
     /// Model id of the grown model; default `<id>-b<blocks>c<channels>`.
+    /// For a campaign that goes on from it, give `<campaign name>-<N>` (N
+    /// its iterations): a loop counts on from a start network of its own
+    /// name, and from 0 otherwise.
     #[arg(long)]
     id: Option<String>,
     /// Seed of the new channels' random weights.

@@ -31,6 +31,16 @@ pub enum GrowError {
         /// The one asked for.
         new: usize,
     },
+    /// The shape given as the network's is not its shape.
+    #[error("{part}: the network has {actual}, not the {given} of the shape given for it")]
+    NotTheNetwork {
+        /// Which part of the shape.
+        part: &'static str,
+        /// The network's.
+        actual: usize,
+        /// The shape's.
+        given: usize,
+    },
     /// The new shape differs where growing cannot change it.
     #[error("{part}: growing keeps it ({old}), but the new shape has {new}")]
     Fixed {
@@ -186,9 +196,25 @@ fn grow_pool_block(fresh: PoolBlock, old: &PoolBlock, trunk: &Map) -> PoolBlock 
 /// block; the new ones come after them on each side.
 ///
 /// # Errors
-/// If a part of `new` is smaller than `old`'s, or `new` reads other inputs
-/// or has (or lacks) the auxiliary heads `old` lacks (or has).
+/// If `old` is not `net`'s shape, a part of `new` is smaller than `old`'s,
+/// or `new` reads other inputs or has (or lacks) the auxiliary heads `old`
+/// lacks (or has).
 pub fn grow(net: &PenteNet, old: &NetConfig, new: &NetConfig, device: &Device) -> Result<PenteNet, GrowError> {
+    let [channels, in_planes, _, _] = net.stem.conv.weight.dims();
+    let [policy_channels, _, _, _] = net.policy_hidden.conv.weight.dims();
+    let [value_channels, _, _, _] = net.value_hidden.conv.weight.dims();
+    for (part, actual, given) in [
+        ("channels", channels, old.channels),
+        ("input planes", in_planes, old.in_planes),
+        ("blocks", net.blocks.len(), old.blocks),
+        ("policy channels", policy_channels, old.policy_channels),
+        ("value channels", value_channels, old.value_channels),
+        ("value hidden units", net.value_fc.weight.dims()[1], old.value_hidden),
+    ] {
+        if actual != given {
+            return Err(GrowError::NotTheNetwork { part, actual, given });
+        }
+    }
     let new_pool_after = new.pool_after.min(new.blocks);
     let (old_before, old_after) = (net.pool_after, net.blocks.len() - net.pool_after);
     let (new_before, new_after) = (new_pool_after, new.blocks - new_pool_after);
@@ -356,5 +382,8 @@ mod tests {
         let other_inputs = grow(&net, &old, &NetConfig::scaled(6, 32).with_in_planes(3), &device).unwrap_err();
         assert!(matches!(other_inputs, GrowError::Fixed { part: "input planes", .. }));
         assert!(narrower.to_string().contains("channels: 8 is smaller than the network's 16"));
+        // A shape that is not the network's is refused, not misread.
+        let wrong = grow(&net, &NetConfig::scaled(3, 16), &NetConfig::scaled(6, 32), &device).unwrap_err();
+        assert_eq!(wrong, GrowError::NotTheNetwork { part: "blocks", actual: 4, given: 3 });
     }
 }

@@ -50,7 +50,9 @@ pub struct LoopConfig {
     /// next: the export keeps the newest this many iterations' samples in
     /// `window/` beside the network, and a run that `start`s from a folder
     /// with a `window/` begins with those samples in its replay window.
-    /// 0 (the default): every sitting starts with an empty window.
+    /// 0 (the default): every sitting starts with an empty window, and an
+    /// export removes a `window/` it finds. Not for runs on a store, whose
+    /// chunks outlast a sitting.
     #[serde(default)]
     pub carry_window: u32,
     /// Who plays self-play until a first network is promoted: `heuristic`
@@ -600,7 +602,7 @@ impl Run<'_> {
 
     /// Iteration `k`.
     fn iteration(&self, k: u32) -> Iteration {
-        Iteration { number: k, id: self.network_id(k), dir: self.dir.join(format!("iter-{k:03}")) }
+        Iteration { number: k, id: self.network_id(k), dir: iteration_dir(&self.dir, k) }
     }
 
     /// The network in `dir` as an arena player.
@@ -715,7 +717,7 @@ fn init_first_network(
         match (&run.config.start, &run.config.net) {
             (Some(start), _) => {
                 if run.config.carry_window > 0 {
-                    carry_in(&start.join(WINDOW_DIR), &run.dir.join(WINDOW_DIR))?;
+                    carry_in(&start.join(WINDOW_DIR), run.first, run.config.carry_window, &run.dir.join(WINDOW_DIR))?;
                 }
                 start_model(start, &id, &initial)?;
             }
@@ -844,8 +846,13 @@ fn selfplay_locally(
         report(LoopEvent::Game(p));
     })?;
     let mut samples: Vec<PathBuf> = carried(&run.dir.join(WINDOW_DIR))?.into_iter().map(|(_, file)| file).collect();
-    samples.extend((1..=it.number).map(|i| run.dir.join(format!("iter-{i:03}")).join("selfplay")));
+    samples.extend((1..=it.number).map(|i| iteration_dir(&run.dir, i).join("selfplay")));
     Ok(samples)
+}
+
+/// The folder of iteration `k` of the run in `dir`.
+fn iteration_dir(dir: &Path, k: u32) -> PathBuf {
+    dir.join(format!("iter-{k:03}"))
 }
 
 /// Where a run keeps the samples it carried in from its start's folder,
@@ -871,21 +878,33 @@ fn carried(dir: &Path) -> Result<Vec<(u32, PathBuf)>, TrainError> {
     Ok(files)
 }
 
-/// Copies the carried samples of a start folder's `from` into a new run's
-/// `to`, whole or not at all (a folder beside it, renamed when complete).
-fn carry_in(from: &Path, to: &Path) -> Result<(), TrainError> {
-    let files = carried(from)?;
+/// Copies the newest `keep` carried samples of a start folder's `from`
+/// (generations up to the run's `first`, those that led to its start
+/// network) into a new run's `to`, whole or not at all (a folder beside it,
+/// renamed when complete).
+fn carry_in(from: &Path, first: u32, keep: u32, to: &Path) -> Result<(), TrainError> {
+    let mut files = carried(from)?;
+    files.retain(|(generation, _)| *generation <= first);
+    let files = &files[files.len().saturating_sub(keep as usize)..];
     if files.is_empty() || to.is_dir() {
         return Ok(());
     }
-    let partial = to.with_extension("partial");
+    let partial = to.with_extension("tmp");
     let _ = std::fs::remove_dir_all(&partial);
     std::fs::create_dir_all(&partial).map_err(io(&partial))?;
-    for (_, file) in &files {
+    for (_, file) in files {
         let name = file.file_name().unwrap_or_default();
         std::fs::copy(file, partial.join(name)).map_err(io(file))?;
     }
     std::fs::rename(&partial, to).map_err(io(to))
+}
+
+/// Copies `from` to `to` through a `.tmp` file beside it, so that a kill
+/// leaves the old file or the new one, never half of one.
+fn copy_atomically(from: &Path, to: &Path) -> Result<(), TrainError> {
+    let tmp = to.with_extension("tmp");
+    std::fs::copy(from, &tmp).map_err(io(from))?;
+    std::fs::rename(&tmp, to).map_err(io(to))
 }
 
 /// The export's `window/`: the newest `keep` iterations' samples of the run
@@ -894,7 +913,7 @@ fn carry_in(from: &Path, to: &Path) -> Result<(), TrainError> {
 fn carry_out(dir: &Path, state: &LoopState, first: u32, keep: u32, to: &Path) -> Result<(), TrainError> {
     let mut files = carried(&dir.join(WINDOW_DIR))?;
     for k in 1..=state.iteration {
-        let file = dir.join(format!("iter-{k:03}")).join("selfplay").join("samples.bin");
+        let file = iteration_dir(dir, k).join("selfplay").join(pente_selfplay::SAMPLES_FILE);
         if file.is_file() {
             files.push((first + k, file));
         }
@@ -906,18 +925,17 @@ fn carry_out(dir: &Path, state: &LoopState, first: u32, keep: u32, to: &Path) ->
     let names: Vec<String> = kept.iter().map(|(generation, _)| format!("samples-{generation:03}.bin")).collect();
     for ((_, file), name) in kept.iter().zip(&names) {
         let target = window.join(name);
-        let same = |a: &Path, b: &Path| {
-            std::fs::metadata(a).ok().map(|m| m.len()) == std::fs::metadata(b).ok().map(|m| m.len())
-        };
-        if !same(file, &target) {
-            let partial = window.join(format!("{name}.partial"));
-            std::fs::copy(file, &partial).map_err(io(file))?;
-            std::fs::rename(&partial, &target).map_err(io(&target))?;
+        // A generation's samples never change, so a file of the same size
+        // is the one already copied (by the sitting before, or exporting twice).
+        let len = |path: &Path| std::fs::metadata(path).ok().map(|m| m.len());
+        if len(file) != len(&target) {
+            copy_atomically(file, &target)?;
         }
     }
-    for (_, old) in carried(&window)? {
-        if !names.iter().any(|name| old.ends_with(name)) {
-            std::fs::remove_file(&old).map_err(io(&old))?;
+    for entry in std::fs::read_dir(&window).map_err(io(&window))?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !names.contains(&name) {
+            std::fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
         }
     }
     Ok(())
@@ -934,10 +952,11 @@ fn train_candidate(
     best: &Path,
     report: &mut dyn FnMut(LoopEvent<'_>),
 ) -> Result<PathBuf, TrainError> {
-    let carried = samples.iter().filter(|p| p.starts_with(run.dir.join(WINDOW_DIR))).count();
-    let detail = match carried {
+    let window = run.dir.join(WINDOW_DIR);
+    let detail = match samples.iter().filter(|p| p.starts_with(&window)).count() {
         0 => format!("{steps} steps"),
-        n => format!("{steps} steps, with samples carried from earlier sittings ({n} of the window's iterations)"),
+        1 => format!("{steps} steps, with samples carried from earlier sittings (1 iteration)"),
+        n => format!("{steps} steps, with samples carried from earlier sittings ({n} iterations)"),
     };
     report(LoopEvent::Stage { iteration: it.number, stage: "train", detail });
     let mut train_config = run.config.train.clone();
@@ -1067,11 +1086,15 @@ fn export_stage(
         stage: "export",
         detail: format!("{} to {}", state.best.display(), to.display()),
     });
-    export_best(&run.dir, state, run.first, to)?;
+    // The network goes last (in `export_best`), so that a kill part way
+    // leaves the folder's network with the records and samples that led to it.
     if run.config.carry_window > 0 {
         carry_out(&run.dir, state, run.first, run.config.carry_window, to)?;
+    } else if to.join(WINDOW_DIR).is_dir() {
+        let window = to.join(WINDOW_DIR);
+        std::fs::remove_dir_all(&window).map_err(io(&window))?;
     }
-    Ok(())
+    export_best(&run.dir, state, run.first, to)
 }
 
 /// `config` for a run on `store`: it starts from the store's current model
@@ -1081,6 +1104,11 @@ fn store_config(config: &LoopConfig, store: &Store) -> Result<LoopConfig, TrainE
     if config.bootstrap.is_some() {
         return Err(TrainError::Config(
             "bootstrap: a run on a store plays with its networks only (the workers play the current model)".into(),
+        ));
+    }
+    if config.carry_window > 0 {
+        return Err(TrainError::Config(
+            "carry_window: a run on a store trains on the store's chunks, which outlast a sitting already".into(),
         ));
     }
     let current = store.current_model()?;
@@ -1101,18 +1129,11 @@ fn store_config(config: &LoopConfig, store: &Store) -> Result<LoopConfig, TrainE
 /// are renumbered as generations (the run's iteration `k` is generation
 /// `first + k`), so one campaign's sittings never share a number. The
 /// network's `cpu_hours` and `iterations` become the run's totals, so that
-/// a run starting from it counts on from everything spent.
+/// a run starting from it counts on from everything spent. It is copied
+/// last: a kill part way leaves the earlier network in place, and running
+/// the loop again finishes the export.
 fn export_best(dir: &Path, state: &LoopState, first: u32, to: &Path) -> Result<(), TrainError> {
-    if to.canonicalize().ok() != state.best.canonicalize().ok() {
-        copy_model(&state.best, to)?;
-    }
-    let info = ModelInfo {
-        cpu_hours: state.cpu_hours,
-        elo: Some(state.best_elo),
-        iterations: first + state.iteration,
-        ..load_info(to)?
-    };
-    pente_nn::store::save_info(&info, to)?;
+    std::fs::create_dir_all(to).map_err(io(to))?;
     if let Ok(text) = std::fs::read_to_string(dir.join("loop.toml")) {
         write_atomically(&to.join("loop.toml"), &text)?;
     }
@@ -1137,25 +1158,36 @@ fn export_best(dir: &Path, state: &LoopState, first: u32, to: &Path) -> Result<(
     }
     let matches = to.join("arena");
     std::fs::create_dir_all(&matches).map_err(io(&matches))?;
-    let copy = |from: &Path, name: String| std::fs::copy(from, matches.join(name)).map(drop).map_err(io(from));
     for entry in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
         if let Some(stem) = name.strip_suffix(".json").filter(|_| name != "loop.json") {
-            // `baseline-heuristic-003.json` -> `baseline-heuristic-<first + 3>.json`.
+            // `baseline-heuristic-003.json` -> `baseline-heuristic-<first + 3>.json`;
+            // the start's ratings (iteration 0) are `-<first>-start`, apart
+            // from those the last sitting made of the same network at its end.
             let renamed = match stem.rsplit_once('-').and_then(|(head, k)| Some((head, k.parse::<u32>().ok()?))) {
+                Some((head, 0)) => format!("{head}-{first:03}-start.json"),
                 Some((head, k)) => format!("{head}-{:03}.json", first + k),
                 None => name,
             };
-            copy(&entry.path(), renamed)?;
+            copy_atomically(&entry.path(), &matches.join(renamed))?;
         }
     }
     for k in 1..=state.iteration {
-        let gate = dir.join(format!("iter-{k:03}")).join("arena.json");
+        let gate = iteration_dir(dir, k).join("arena.json");
         if gate.is_file() {
-            copy(&gate, format!("gate-{:03}.json", first + k))?;
+            copy_atomically(&gate, &matches.join(format!("gate-{:03}.json", first + k)))?;
         }
     }
-    Ok(())
+    if to.canonicalize().ok() != state.best.canonicalize().ok() {
+        copy_model(&state.best, to)?;
+    }
+    let info = ModelInfo {
+        cpu_hours: state.cpu_hours,
+        elo: Some(state.best_elo),
+        iterations: first + state.iteration,
+        ..load_info(to)?
+    };
+    Ok(pente_nn::store::save_info(&info, to)?)
 }
 
 /// A CSV row of a run whose first field is the run's iteration `k`, with
@@ -1458,5 +1490,47 @@ mod tests {
         let baseline = result(3, 1, 0, 0.75, (190.5, -20.0, 401.5)).flipped();
         let row = EloEntry::rated(2, "uniform@8".into(), state.best_elo, &baseline, 2.25);
         assert_eq!((row.elo, row.elo_low, row.elo_high, row.games), (-90.5, -301.5, 120.0, 4));
+    }
+
+    /// A start folder's window comes into a new run up to `carry_window`
+    /// iterations, the newest, never one after the start network; the export
+    /// keeps the newest of those and of the run's own, and clears the rest
+    /// out (a copy a kill left half done included).
+    #[test]
+    fn the_window_carries_the_newest_generations() {
+        let root = std::env::temp_dir().join(format!("pente-carry-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let names = |dir: &Path| {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        let start = root.join("start").join(WINDOW_DIR);
+        std::fs::create_dir_all(&start).unwrap();
+        for generation in [5, 7, 9] {
+            std::fs::write(start.join(format!("samples-{generation:03}.bin")), vec![0; generation]).unwrap();
+        }
+        let run = root.join("run");
+        carry_in(&start, 8, 1, &run.join(WINDOW_DIR)).unwrap();
+        assert_eq!(names(&run.join(WINDOW_DIR)), ["samples-007.bin"]);
+
+        // The run's iterations 1 and 2 (state()) are generations 9 and 10.
+        for k in 1..=2 {
+            let selfplay = iteration_dir(&run, k).join("selfplay");
+            std::fs::create_dir_all(&selfplay).unwrap();
+            std::fs::write(selfplay.join(pente_selfplay::SAMPLES_FILE), vec![k as u8; 10 + k as usize]).unwrap();
+        }
+        let export = root.join("export").join(WINDOW_DIR);
+        std::fs::create_dir_all(&export).unwrap();
+        std::fs::write(export.join("samples-003.bin"), b"old").unwrap();
+        std::fs::write(export.join("samples-010.tmp"), b"half").unwrap();
+        carry_out(&run, &state(), 8, 2, &root.join("export")).unwrap();
+        assert_eq!(names(&export), ["samples-009.bin", "samples-010.bin"]);
+        assert_eq!(std::fs::read(export.join("samples-010.bin")).unwrap(), vec![2; 12]);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -210,10 +210,23 @@ fn a_run_starts_from_a_model_directory() {
     .unwrap();
     // The next sitting trains on them beside its own, and carries both on.
     assert_eq!(window(&config.run_dir()), ["samples-008.bin"]);
-    assert!(stages.iter().any(|d| d.contains("carried from earlier sittings (1 of")), "{stages:?}");
+    assert!(stages.iter().any(|d| d.contains("carried from earlier sittings (1 iteration)")), "{stages:?}");
     assert_eq!(window(&exported), ["samples-008.bin", "samples-009.bin"]);
-    // (Generation 8's rows of both sittings: a row the earlier sitting
-    // wrote already, the start's rating against a baseline, is not repeated.)
+    // Every match of both sittings is kept: the third's rating of its start
+    // network stands apart from those the second made of it at its end.
+    let matches = |dir: &std::path::Path| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with("baseline-") && name.ends_with(".json"))
+            .count()
+    };
+    assert_eq!(matches(&exported.join("arena")), matches(&dir) + matches(&config.run_dir()));
+    assert!(exported.join("arena/baseline-uniform-007-start.json").is_file());
+    assert!(exported.join("arena/baseline-uniform-008-start.json").is_file());
+    // (Generation 8's rows of both sittings: the start network's own row,
+    // which the earlier sitting wrote already, is not repeated.)
     let exported_elo = std::fs::read_to_string(exported.join("elo.csv")).unwrap();
     let rows: Vec<&str> = exported_elo.lines().collect();
     assert!(rows.starts_with(&elo.lines().collect::<Vec<_>>()), "{exported_elo}");
