@@ -387,6 +387,13 @@ const SERIES: [RGBColor; 10] = [
     RGBColor(188, 189, 34),
 ];
 
+/// The colour of series `i`, and whether its line is dashed: the colours
+/// come round again after ten series, dashed the second time, so that up
+/// to twenty lines (two campaigns with their baselines) stay apart.
+fn series_style(i: usize) -> (RGBColor, bool) {
+    (SERIES[i % SERIES.len()], (i / SERIES.len()) % 2 == 1)
+}
+
 /// A line's points: x, y and the interval drawn as a bar, if any.
 type Points = Vec<(f64, f64, Option<(f64, f64)>)>;
 /// A line: its name in the legend (none if empty) and its points.
@@ -463,14 +470,24 @@ fn draw_chart(
         .draw()
         .map_err(e)?;
     for (i, (name, points)) in series.iter().enumerate() {
-        let color = SERIES[i % SERIES.len()];
+        let (color, dashed) = series_style(i);
         let line: Vec<(f64, f64)> = points.iter().map(|&(x, y, _)| (x, y)).collect();
-        chart
-            .draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
-            .map_err(e)?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
-        chart.draw_series(line.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(e)?;
+        let drawn = if dashed {
+            chart.draw_series(DashedLineSeries::new(line.clone(), 6, 4, color.stroke_width(2)))
+        } else {
+            chart.draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
+        };
+        drawn.map_err(e)?.label(name).legend(move |(x, y)| {
+            // Two segments: apart for a dashed line, meeting for a solid one.
+            let (end, start) = if dashed { (7, 11) } else { (9, 9) };
+            let style = color.stroke_width(2);
+            EmptyElement::at((x, y))
+                + PathElement::new(vec![(0, 0), (end, 0)], style)
+                + PathElement::new(vec![(start, 0), (18, 0)], style)
+        });
+        // Hollow markers on the dashed lines, filled on the solid ones.
+        let marker = if dashed { color.stroke_width(2) } else { color.filled() };
+        chart.draw_series(line.iter().map(|&p| Circle::new(p, 3, marker))).map_err(e)?;
         let bars = points.iter().filter_map(|&(x, _, bar)| {
             bar.map(|(lo, hi)| PathElement::new(vec![(x, lo), (x, hi)], color.stroke_width(2)))
         });
@@ -713,4 +730,19 @@ pub fn write_interval_bars(bars: &[IntervalBar], title: &str, path: &Path) -> Re
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn twenty_lines_have_twenty_styles_then_they_come_round() {
+        let styles: Vec<_> = (0..20).map(series_style).map(|(c, dashed)| (c.0, c.1, c.2, dashed)).collect();
+        for (i, a) in styles.iter().enumerate() {
+            assert!(styles[i + 1..].iter().all(|b| a != b), "style {i} repeats");
+        }
+        assert_eq!(series_style(20), series_style(0));
+        assert!(!series_style(9).1 && series_style(10).1);
+    }
 }

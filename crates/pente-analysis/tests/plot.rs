@@ -113,6 +113,10 @@ fn ratings_by_cpu_hour() {
         .collect();
     write_campaign_comparison(&[("c".into(), elo.clone()), ("wide".into(), wide)], "two", &both).unwrap();
     assert_eq!(png_size(&both), (1000, 560));
+    // More lines than colours: the second round is dashed.
+    let many: Vec<(String, Vec<_>)> = (0..7).map(|k| (format!("c{k}"), elo.clone())).collect();
+    write_campaign_comparison(&many, "fourteen lines", &both).unwrap();
+    assert_eq!(png_size(&both), (1000, 560));
     let error = write_campaign_comparison(&[("c".into(), elo), ("old".into(), old)], "x", &both).unwrap_err();
     assert!(error.to_string().contains("old: ") && error.to_string().contains("CPU-hours"), "{error}");
 }
