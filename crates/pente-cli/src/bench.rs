@@ -71,7 +71,8 @@ pub struct BenchNetwork {
     /// Board side.
     #[arg(long, default_value_t = 19)]
     size: u8,
-    /// Backend: `ort`, `burn` or `auto`; `bench nn` without it measures both.
+    /// Backend: `ort`, `burn` or `auto`; without it `bench nn` measures both
+    /// and `bench search` takes `auto`.
     #[arg(long, env = "PENTE_BACKEND", value_parser = crate::player::backend_name)]
     backend: Option<String>,
     /// Threads of the ONNX Runtime session; default RAYON_NUM_THREADS (what

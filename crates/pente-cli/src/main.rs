@@ -73,7 +73,8 @@ enum Command {
     Export(export::ExportCommand),
     /// Win statistics of game files: overall, per opening, or the next moves from a position.
     Stats(stats::StatsArgs),
-    /// Draw PNG pictures: next-move heatmaps on the board, training curves.
+    /// Draw PNG pictures: next-move heatmaps on the board, training curves,
+    /// several campaigns' Elo by CPU-hour.
     #[command(subcommand)]
     Plot(plot::PlotCommand),
     /// A web board in the browser: play, live analysis, game viewer, opening explorer.
