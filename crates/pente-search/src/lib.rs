@@ -8,6 +8,7 @@
 //! the crates above load networks without knowing what runs them.
 
 pub mod backend;
+mod connect6;
 mod evaluator;
 mod heuristic;
 pub mod level;

@@ -339,6 +339,26 @@ fn connect6_the_opponent_blocks_a_five_with_one_of_two_stones() {
 }
 
 #[test]
+fn connect6_a_five_on_the_edge_is_blocked_at_both_ends_by_uniform_priors() {
+    // From an arena game the network lost: Black's A12-A16, open at A11 and
+    // A17; White's two stones must take both, and priors cannot find them.
+    let position = replay(Variant::Connect6, "K10 C18 A16 K8 K9 K7 A14 K11 K12 K13 A13 H10 J10 A15 A12");
+    let result = Search::new(position.clone(), params(64), 1).run(&UniformEvaluator::default());
+    let moves: Vec<Point> = result.candidates.iter().map(|c| c.point).collect();
+    assert!(moves.iter().all(|&m| m == p("A11") || m == p("A17")) && !moves.is_empty(), "{moves:?}");
+    let mut after = position.clone();
+    after.play(result.best_move.unwrap()).unwrap();
+    let result = Search::new(after, params(64), 1).run(&UniformEvaluator::default());
+    let second = result.best_move.unwrap();
+    assert!(second == p("A11") || second == p("A17"), "played {second}");
+    // Without tactics the uniform search spreads over the board.
+    let mut plain = params(64);
+    plain.tactics.enabled = false;
+    let result = Search::new(position, plain, 1).run(&UniformEvaluator::default());
+    assert!(result.candidates.len() > 300);
+}
+
+#[test]
 fn the_chooser_takes_the_better_colour() {
     let heuristic = HeuristicEvaluator::default();
     // D-Pente: White's K10 L10 in the centre, Black's stones on the edge,

@@ -82,11 +82,17 @@ pub struct Search {
 
 const ROOT: u32 = 0;
 
+/// Whether tactics read anything under `rules`: the solver where it is
+/// sound, and Connect6's one-turn reads; in Poof- and Boat-Pente nothing.
+fn tactics_read(rules: &pente_core::Rules) -> bool {
+    crate::solver::sound_for(rules) || rules.two_stone_turns()
+}
+
 impl Search {
     /// A search of `position`; `seed` fixes its noise, so equal seeds give equal searches.
     #[must_use]
     pub fn new(position: Position, mut params: SearchParams, seed: u64) -> Search {
-        params.tactics.enabled &= crate::solver::sound_for(position.rules());
+        params.tactics.enabled &= tactics_read(position.rules());
         let mut search = Search {
             params,
             root_position: position,
@@ -116,7 +122,7 @@ impl Search {
 
     /// Changes the settings for the next moves (e.g. the visit budget).
     pub fn set_params(&mut self, mut params: SearchParams) {
-        params.tactics.enabled &= crate::solver::sound_for(self.root_position.rules());
+        params.tactics.enabled &= tactics_read(self.root_position.rules());
         self.params = params;
         // The root is the same, so the solver's read of it (and its line) is
         // kept; the noise, the Gumbel field, the clock and the checks start over.

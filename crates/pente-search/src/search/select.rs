@@ -26,7 +26,7 @@ impl Search {
                 NodeState::Pending => return false,
                 NodeState::Leaf => {
                     let mut forced = None;
-                    if self.reads(&position) {
+                    if self.reads_leaf(&position) {
                         match self.read_leaf(&position, node == ROOT) {
                             LeafTactics::Decided(value) => {
                                 // The proof is for the player who moved into the leaf.

@@ -1,5 +1,6 @@
 //! The threat solver's calls: once at the root, at every new leaf before
-//! the evaluator is asked, and on the best root moves after the search.
+//! the evaluator is asked, and on the best root moves after the search;
+//! in Connect6, one turn's reads at every new leaf instead.
 
 use std::time::{Duration, Instant};
 
@@ -7,6 +8,7 @@ use pente_core::{Point, Position};
 
 use super::node::{Mover, Proof};
 use super::{ROOT, Search};
+use crate::connect6::{TurnRead, read_turn};
 use crate::solver::{Board, forced_replies_on, threat_stops};
 
 /// What the solver made of a new leaf.
@@ -91,10 +93,29 @@ impl Search {
         self.params.tactics.enabled && crate::solver::sound_at(position)
     }
 
+    /// Whether new leaves of `position` are read: by the solver where it
+    /// reads, and in Connect6 one turn deep ([`read_turn`]).
+    pub(super) fn reads_leaf(&self, position: &Position) -> bool {
+        self.params.tactics.enabled && (crate::solver::sound_at(position) || position.rules().two_stone_turns())
+    }
+
     /// Immediate wins, threats that cannot be stopped, and short forced wins
     /// at a new leaf, before the evaluator is asked.
     pub(super) fn read_leaf(&mut self, position: &Position, at_root: bool) -> LeafTactics {
         let start = Instant::now();
+        if position.rules().two_stone_turns() {
+            let tactics = match read_turn(position) {
+                // The root is left to the tree, with its winning moves or
+                // its blocks to search.
+                TurnRead::Wins(moves) | TurnRead::Blocks(moves) if at_root => LeafTactics::Forced(moves),
+                TurnRead::Wins(_) => LeafTactics::Decided(1.0),
+                TurnRead::Lost if !at_root => LeafTactics::Decided(-1.0),
+                TurnRead::Blocks(moves) => LeafTactics::Forced(moves),
+                TurnRead::Lost | TurnRead::Open => LeafTactics::Open,
+            };
+            self.solver_stats.time += start.elapsed();
+            return tactics;
+        }
         let board = Board::new(position.clone());
         let forced = forced_replies_on(&board);
         // The root is left to the tree, so that it gets edges and a move to
