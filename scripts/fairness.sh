@@ -5,13 +5,13 @@
 #   bash scripts/fairness.sh                      # every variant, into data/books/fairness/
 #   VARIANTS="pente keryo" GAMES=200 bash scripts/fairness.sh
 #   OUT=/tmp/f TEMPERATURE_PLIES=2 bash scripts/fairness.sh   # how the games' variety moves the figure
-#   MODEL=data/models/variants VARIANTS="keryo connect6" bash scripts/fairness.sh   # another player
+#   MODEL=data/models/variants VARIANTS="keryo o-pente" bash scripts/fairness.sh   # another player
 #
 # Every variant is played by the shipped network unless MODEL names another;
-# the committed study plays the five variants it plays weakly again with the
+# the committed study plays the four variants it plays weakly again with the
 # network fine-tuned for them (see docs/fairness.md):
 #   OUT=data/books/fairness-variants MODEL=data/models/variants \
-#     VARIANTS="keryo free-keryo swap2-keryo o-pente connect6" bash scripts/fairness.sh
+#     VARIANTS="keryo free-keryo swap2-keryo o-pente" bash scripts/fairness.sh
 #
 # Each book is resumable: run the same command again after a kill.
 set -euo pipefail
