@@ -859,6 +859,17 @@ impl Position {
         hash
     }
 
+    /// The same stones with the other colour to move: what the opponent
+    /// could play if it were its turn (threat reads). Not a position any
+    /// game reaches: only for rules of one stone a turn, the colours held.
+    #[must_use]
+    pub fn with_other_to_move(&self) -> Position {
+        let mut out = self.clone();
+        out.to_move = self.to_move.opponent();
+        out.hash ^= zobrist::BLACK_TO_MOVE;
+        out
+    }
+
     /// The same position seen through a board symmetry.
     #[must_use]
     pub fn transformed(&self, symmetry: Symmetry) -> Position {

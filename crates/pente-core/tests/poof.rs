@@ -130,3 +130,19 @@ fn the_tournament_rule_and_the_empty_board() {
     assert!(position.play(pt("K13")).is_ok());
     assert_eq!(("poof-pente".parse::<Variant>(), poof().capture_win()), (Ok(Variant::PoofPente), Some(10)));
 }
+
+#[test]
+fn the_other_colour_to_move_reads_what_it_could_play() {
+    // White to move; with Black to move instead, Black's M8 is poofed as
+    // White's would be captured: the rules apply to whoever places it.
+    let position = replay(poof(), "K10 L9 N7 A1");
+    let other = position.with_other_to_move();
+    assert_eq!((position.to_move(), other.to_move()), (Color::White, Color::Black));
+    assert_eq!(other.hash(), other.compute_hash());
+    assert_eq!(other.with_other_to_move().hash(), position.hash());
+    let mut after = other.clone();
+    play(&mut after, "M8");
+    assert_eq!(stones(&after, "L9 M8"), [None, None]);
+    assert_eq!(credited(&after), (2, 0));
+    assert_eq!(after.to_move(), Color::White);
+}

@@ -12,6 +12,7 @@ mod connect6;
 mod evaluator;
 mod heuristic;
 pub mod level;
+mod one_move;
 mod params;
 mod search;
 pub mod solver;

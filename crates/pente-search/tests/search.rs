@@ -359,6 +359,22 @@ fn connect6_a_five_on_the_edge_is_blocked_at_both_ends_by_uniform_priors() {
 }
 
 #[test]
+fn under_poofs_and_boats_only_the_stops_of_a_four_are_searched() {
+    // Black's K19-N19 on the edge, closed by White's J19: O19 alone stops
+    // the five, where the threat solver does not read.
+    for variant in [Variant::PoofPente, Variant::BoatPente, Variant::OPente] {
+        let position = replay(variant, "K10 N19 J19 L19 N11 M19 N13 K19");
+        let result = Search::new(position.clone(), params(64), 1).run(&UniformEvaluator::default());
+        let moves: Vec<Point> = result.candidates.iter().map(|c| c.point).collect();
+        assert_eq!(moves, vec![p("O19")], "{variant:?}");
+        let mut plain = params(64);
+        plain.tactics.enabled = false;
+        let result = Search::new(position, plain, 1).run(&UniformEvaluator::default());
+        assert!(result.candidates.len() > 300, "{variant:?}");
+    }
+}
+
+#[test]
 fn the_chooser_takes_the_better_colour() {
     let heuristic = HeuristicEvaluator::default();
     // D-Pente: White's K10 L10 in the centre, Black's stones on the edge,

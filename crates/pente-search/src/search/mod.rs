@@ -82,17 +82,10 @@ pub struct Search {
 
 const ROOT: u32 = 0;
 
-/// Whether tactics read anything under `rules`: the solver where it is
-/// sound, and Connect6's one-turn reads; in Poof- and Boat-Pente nothing.
-fn tactics_read(rules: &pente_core::Rules) -> bool {
-    crate::solver::sound_for(rules) || rules.two_stone_turns()
-}
-
 impl Search {
     /// A search of `position`; `seed` fixes its noise, so equal seeds give equal searches.
     #[must_use]
-    pub fn new(position: Position, mut params: SearchParams, seed: u64) -> Search {
-        params.tactics.enabled &= tactics_read(position.rules());
+    pub fn new(position: Position, params: SearchParams, seed: u64) -> Search {
         let mut search = Search {
             params,
             root_position: position,
@@ -121,8 +114,7 @@ impl Search {
     }
 
     /// Changes the settings for the next moves (e.g. the visit budget).
-    pub fn set_params(&mut self, mut params: SearchParams) {
-        params.tactics.enabled &= tactics_read(self.root_position.rules());
+    pub fn set_params(&mut self, params: SearchParams) {
         self.params = params;
         // The root is the same, so the solver's read of it (and its line) is
         // kept; the noise, the Gumbel field, the clock and the checks start over.

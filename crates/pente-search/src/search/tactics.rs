@@ -1,6 +1,7 @@
 //! The threat solver's calls: once at the root, at every new leaf before
 //! the evaluator is asked, and on the best root moves after the search;
-//! in Connect6, one turn's reads at every new leaf instead.
+//! in Connect6 one turn's reads at every new leaf instead, and under
+//! poofs and boats one move's.
 
 use std::time::{Duration, Instant};
 
@@ -9,6 +10,7 @@ use pente_core::{Point, Position};
 use super::node::{Mover, Proof};
 use super::{ROOT, Search};
 use crate::connect6::{TurnRead, read_turn};
+use crate::one_move::{self, MoveRead, read_move};
 use crate::solver::{Board, forced_replies_on, threat_stops};
 
 /// What the solver made of a new leaf.
@@ -94,9 +96,11 @@ impl Search {
     }
 
     /// Whether new leaves of `position` are read: by the solver where it
-    /// reads, and in Connect6 one turn deep ([`read_turn`]).
+    /// reads, in Connect6 one turn deep ([`read_turn`]), under poofs and
+    /// boats one move deep ([`read_move`]).
     pub(super) fn reads_leaf(&self, position: &Position) -> bool {
-        self.params.tactics.enabled && (crate::solver::sound_at(position) || position.rules().two_stone_turns())
+        self.params.tactics.enabled
+            && (crate::solver::sound_at(position) || position.rules().two_stone_turns() || one_move::applies(position))
     }
 
     /// Immediate wins, threats that cannot be stopped, and short forced wins
@@ -112,6 +116,17 @@ impl Search {
                 TurnRead::Lost if !at_root => LeafTactics::Decided(-1.0),
                 TurnRead::Blocks(moves) => LeafTactics::Forced(moves),
                 TurnRead::Lost | TurnRead::Open => LeafTactics::Open,
+            };
+            self.solver_stats.time += start.elapsed();
+            return tactics;
+        }
+        if one_move::applies(position) {
+            let tactics = match read_move(position) {
+                // The root is left to the tree: it finds the win itself.
+                MoveRead::Wins if !at_root => LeafTactics::Decided(1.0),
+                MoveRead::Lost if !at_root => LeafTactics::Decided(-1.0),
+                MoveRead::Stops(moves) => LeafTactics::Forced(moves),
+                MoveRead::Wins | MoveRead::Lost | MoveRead::Open => LeafTactics::Open,
             };
             self.solver_stats.time += start.elapsed();
             return tactics;
