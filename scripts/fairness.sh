@@ -8,10 +8,10 @@
 #   MODEL=data/models/variants VARIANTS="keryo o-pente" bash scripts/fairness.sh   # another player
 #
 # Every variant is played by the shipped network unless MODEL names another;
-# the committed study plays the four variants it plays weakly again with the
+# the committed study plays the five variants it plays weakly again with the
 # network fine-tuned for them (see docs/fairness.md):
 #   OUT=data/books/fairness-variants MODEL=data/models/variants \
-#     VARIANTS="keryo free-keryo swap2-keryo o-pente" bash scripts/fairness.sh
+#     VARIANTS="keryo free-keryo swap2-keryo o-pente dk-pente" bash scripts/fairness.sh
 #
 # Each book is resumable: run the same command again after a kill.
 set -euo pipefail
