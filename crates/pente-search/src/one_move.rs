@@ -120,15 +120,18 @@ fn stops_all(position: &Position, reply: Point, threats: &[Point], reach: u8) ->
     }
     let poofed = after.stone_at(reply).is_none();
     let near = threats.iter().any(|w| w.distance(reply) <= reach);
+    // A five left standing (capturable, so the game goes on) wins on the
+    // next move unless the opponent breaks it.
+    let five = run_through(&after, reply, me) >= 5;
     // Far from every winning point, a stone that takes nothing, stays on the
-    // board and makes no five (which, capturable, would win on the next
-    // move unless broken) changes none of them.
-    if !near && taken == 0 && !poofed && run_through(&after, reply, me) < 5 {
+    // board and makes no five changes none of them.
+    if !near && taken == 0 && !poofed && !five {
         return false;
     }
     let opponent_credited = after.captured(me.opponent()) != credits[me.opponent().index()];
-    if opponent_credited {
-        // The opponent was credited stones: a capture anywhere may now win.
+    if opponent_credited || five {
+        // The opponent was credited stones (a capture anywhere may now win),
+        // or may break the five with a capture that wins: every point.
         return !near_stones(&after, None).any(|p| wins_at(&after, p));
     }
     // New wins can only come from what the reply changed: captures of pairs
