@@ -71,7 +71,9 @@ fn near_stones(position: &Position, around: Option<(Point, u8)>) -> impl Iterato
         .filter(move |&p| position.stone_at(p).is_none() && touches_stone(position, p))
 }
 
-fn touches_stone(position: &Position, p: Point) -> bool {
+/// Whether a stone stands on one of the eight points around `p`: only such
+/// a point can win at once.
+pub(crate) fn touches_stone(position: &Position, p: Point) -> bool {
     let size = i16::from(position.rules().size());
     (-1i16..=1).any(|dy| {
         (-1i16..=1).any(|dx| {

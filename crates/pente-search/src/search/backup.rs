@@ -8,6 +8,7 @@ use super::gumbel::GumbelRoot;
 use super::node::{Edge, Node, NodeState, Proof};
 use super::{ROOT, Search};
 use crate::evaluator::Evaluation;
+use crate::one_move::touches_stone;
 
 impl Search {
     /// Creates the edges of `node` from an evaluation of `position`; only
@@ -145,17 +146,4 @@ impl Search {
         n.proof = if n.turn_passes { proof.flipped() } else { proof };
         true
     }
-}
-
-/// Whether any of the 8 neighbours of `p` holds a stone.
-fn touches_stone(position: &Position, p: Point) -> bool {
-    let size = i16::from(position.rules().size());
-    (-1i16..=1).any(|dy| {
-        (-1i16..=1).any(|dx| {
-            let (x, y) = (i16::from(p.x()) + dx, i16::from(p.y()) + dy);
-            (0..size).contains(&x)
-                && (0..size).contains(&y)
-                && position.stone_at(Point::new(x as u8, y as u8)).is_some()
-        })
-    })
 }
