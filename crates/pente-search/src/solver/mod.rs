@@ -13,7 +13,7 @@
 //! Under Poof-Pente's rules a stone placed between opponent stones can be
 //! removed, and under Boat-Pente's a five can wait a move: the threat
 //! patterns model neither, so there the solver finds nothing, and the
-//! search runs without it.
+//! search reads one move instead (`crate::one_move`).
 
 #[cfg(test)]
 mod tests;
