@@ -859,6 +859,16 @@ impl Position {
         hash
     }
 
+    /// Whether the stone on `p` is part of a winning line under the rules
+    /// (false on an empty point): a five that has not ended the game is one
+    /// that must wait, as Boat-Pente's capturable fives do.
+    #[must_use]
+    pub fn in_winning_line(&self, p: Point) -> bool {
+        let c = cell(p);
+        let s = self.board[c];
+        (s == stone(Color::White) || s == stone(Color::Black)) && self.makes_line(c, s)
+    }
+
     /// The same stones with the other colour to move: what the opponent
     /// could play if it were its turn (threat reads). Not a position any
     /// game reaches: only for rules of one stone a turn, the colours held.

@@ -81,3 +81,18 @@ fn of_two_fives_made_at_once_the_safe_one_wins() {
     assert_eq!(position.play("C1".parse().unwrap()), Ok(0));
     assert_eq!(position.outcome(), white(EndReason::Five));
 }
+
+#[test]
+fn a_five_that_waits_is_still_a_winning_line() {
+    // Black's capturable five stands while the game goes on.
+    let mut position = Position::new(Rules::new(Variant::BoatPente, 19).unwrap());
+    for m in "K10 J15 H15 K15 A1 L15 A3 L16 L17 M15 A5".split_whitespace() {
+        position.play(m.parse().unwrap()).unwrap();
+    }
+    assert!(!position.in_winning_line("N15".parse().unwrap()), "empty");
+    position.play("N15".parse().unwrap()).unwrap();
+    assert_eq!(position.outcome(), None, "the five can be captured into from L14");
+    assert!(position.in_winning_line("N15".parse().unwrap()));
+    assert!(position.in_winning_line("J15".parse().unwrap()));
+    assert!(!position.in_winning_line("L16".parse().unwrap()));
+}

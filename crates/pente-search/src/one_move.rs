@@ -85,29 +85,6 @@ pub(crate) fn touches_stone(position: &Position, p: Point) -> bool {
     })
 }
 
-/// The longest run of `color` through `p` (0 if `p` is not `color`'s).
-fn run_through(position: &Position, p: Point, color: Color) -> u8 {
-    let size = i16::from(position.rules().size());
-    let own = |x: i16, y: i16| {
-        (0..size).contains(&x)
-            && (0..size).contains(&y)
-            && position.stone_at(Point::new(x as u8, y as u8)) == Some(color)
-    };
-    if !own(i16::from(p.x()), i16::from(p.y())) {
-        return 0;
-    }
-    [(1i16, 0i16), (0, 1), (1, 1), (1, -1)]
-        .into_iter()
-        .map(|(dx, dy)| {
-            let count = |sign: i16| {
-                (1..).take_while(|&k| own(i16::from(p.x()) + sign * k * dx, i16::from(p.y()) + sign * k * dy)).count()
-            };
-            (1 + count(1) + count(-1)) as u8
-        })
-        .max()
-        .unwrap_or(0)
-}
-
 /// Whether `reply` leaves the opponent no win on its next move, given its
 /// winning points now (`threats`).
 fn stops_all(position: &Position, reply: Point, threats: &[Point], reach: u8) -> bool {
@@ -124,7 +101,7 @@ fn stops_all(position: &Position, reply: Point, threats: &[Point], reach: u8) ->
     let near = threats.iter().any(|w| w.distance(reply) <= reach);
     // A five left standing (capturable, so the game goes on) wins on the
     // next move unless the opponent breaks it.
-    let five = run_through(&after, reply, me) >= 5;
+    let five = after.in_winning_line(reply);
     // Far from every winning point, a stone that takes nothing, stays on the
     // board and makes no five changes none of them.
     if !near && taken == 0 && !poofed && !five {
