@@ -64,10 +64,17 @@ fn wins_at(position: &Position, p: Point) -> bool {
 /// runs through a neighbour, a capture flanks one), within `around` and
 /// `radius` of it if given.
 fn near_stones(position: &Position, around: Option<(Point, u8)>) -> impl Iterator<Item = Point> + '_ {
-    let size = position.rules().size();
-    (0..size)
-        .flat_map(move |y| (0..size).map(move |x| Point::new(x, y)))
-        .filter(move |p| around.is_none_or(|(c, radius)| p.distance(c) <= radius))
+    let last = position.rules().size() - 1;
+    // The square within `radius` of `around` (the whole board without it),
+    // so that a reply's check walks its neighbourhood, not the board.
+    let (xs, ys) = match around {
+        Some((c, radius)) => {
+            let span = |v: u8| v.saturating_sub(radius)..=v.saturating_add(radius).min(last);
+            (span(c.x()), span(c.y()))
+        }
+        None => (0..=last, 0..=last),
+    };
+    ys.flat_map(move |y| xs.clone().map(move |x| Point::new(x, y)))
         .filter(move |&p| position.stone_at(p).is_none() && touches_stone(position, p))
 }
 
