@@ -103,11 +103,11 @@ fn default_evaluate() -> SearchParams {
 }
 
 /// The strong player at self-play's cost: 64 visits with the solver at the
-/// root (one open three, 5 000 nodes) and at the leaves.
+/// root (one quiet threat, 5 000 nodes) and at the leaves.
 #[must_use]
 pub fn default_play() -> SearchParams {
     let mut params = SearchParams { visits: 64, ..SearchParams::default() };
-    params.tactics.root = SolverParams { max_depth: 12, max_threes: 1, max_nodes: 5_000 };
+    params.tactics.root = SolverParams { max_depth: 12, max_threes: 1, max_nodes: 5_000, vcf_threats: false };
     params
 }
 

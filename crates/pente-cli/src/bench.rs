@@ -205,7 +205,7 @@ pub struct TacticsBenchArgs {
     /// Longest forced win kept, in moves of the winner.
     #[arg(long, default_value_t = 5)]
     max_moves: u8,
-    /// Quiet threats (threes) the reference solver may use.
+    /// Quiet threats (open threes, moves that threaten a VCF) the reference solver may use.
     #[arg(long, default_value_t = 2)]
     threes: u8,
     /// Nodes of the reference solver per position.
@@ -526,7 +526,8 @@ fn bench_search(args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn bench_tactics(args: &TacticsBenchArgs) -> anyhow::Result<ExitCode> {
-    let oracle_params = SolverParams { max_depth: args.max_moves, max_threes: args.threes, max_nodes: args.nodes };
+    let oracle_params =
+        SolverParams { max_depth: args.max_moves, max_threes: args.threes, max_nodes: args.nodes, vcf_threats: true };
     let loaded =
         crate::player::load_evaluator(args.model.as_deref(), &mut crate::player::LazyBackend::new(&args.backend))?;
     let mut oracle = Solver::default();

@@ -33,7 +33,7 @@ pub enum Solver {
     Off,
     /// At the root (a VCT with this many threes and nodes) and at leaves.
     On {
-        /// Open threes the root's solve may use.
+        /// Quiet threats the root's solve may use.
         threes: u8,
         /// Nodes the root's solve may play.
         nodes: u64,

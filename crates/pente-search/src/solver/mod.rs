@@ -1,13 +1,17 @@
 //! A threat-space solver: victory by continuous forcing moves (VCF) and,
-//! within a budget, by threes (VCT), exact under the rules crate's rules.
+//! within a budget, by quiet threats (VCT), exact under the rules crate's
+//! rules.
 //!
 //! The attacker plays only moves that threaten to win at once (a four, or a
-//! capture that would reach the winning count); with VCT also open threes.
-//! The defender's replies are never guessed: after a forcing move they are
-//! every move that leaves the attacker without an immediate win (a block, a
-//! capture that breaks the line or removes a flanking stone, his own win),
-//! found from the threat bits and checked by playing them; after a three
-//! they are every legal move. A line a capture can break is therefore no
+//! capture that would reach the winning count); with VCT also quiet
+//! threats: open threes first, then any move near his stones after which,
+//! were the defender to pass, he would win by VCF (a threat-space search
+//! one level up, as in lambda search). The defender's replies are never
+//! guessed: after a forcing move they are every move that leaves the
+//! attacker without an immediate win (a block, a capture that breaks the
+//! line or removes a flanking stone, his own win), found from the threat
+//! bits and checked by playing them; after a quiet threat they are every
+//! legal move. A line a capture can break is therefore no
 //! win, and a win the solver returns is a proof.
 //!
 //! Under Poof-Pente's rules a stone placed between opponent stones can be
@@ -71,15 +75,20 @@ impl ThreatMap {
 pub struct SolverParams {
     /// Attacker moves in a line, the winning move included (win in N).
     pub max_depth: u8,
-    /// Quiet threats (open threes) allowed in a line; 0 searches VCF only.
+    /// Quiet threats (open threes, moves that threaten a VCF) allowed in a
+    /// line; 0 searches VCF only.
     pub max_threes: u8,
     /// Moves played before the solver gives up.
     pub max_nodes: u64,
+    /// After the VCT with open threes fails, one more with quiet moves that
+    /// threaten a VCF as threats too: it finds more wins, and on a position
+    /// without one it spends what is left of the budget.
+    pub vcf_threats: bool,
 }
 
 impl Default for SolverParams {
     fn default() -> SolverParams {
-        SolverParams { max_depth: 12, max_threes: 1, max_nodes: 200_000 }
+        SolverParams { max_depth: 12, max_threes: 1, max_nodes: 200_000, vcf_threats: true }
     }
 }
 
@@ -127,6 +136,9 @@ pub struct Solver {
     /// The last winning move found at each ply: after most replies to a
     /// threat, the same move wins again.
     killers: [u16; 64],
+    /// Whether quiet moves that threaten a VCF count as threats beside open
+    /// threes (the last, widest pass of the schedule).
+    vcf_threats: bool,
 }
 
 impl Default for Solver {
@@ -146,6 +158,7 @@ impl Solver {
             nodes: 0,
             limit: 0,
             killers: [u16::MAX; 64],
+            vcf_threats: false,
         }
     }
 
@@ -157,7 +170,7 @@ impl Solver {
     fn solve_board(&mut self, board: &Board, params: &SolverParams) -> Solution {
         let found = self.find(board, params);
         let exhausted = self.exhausted();
-        let line = found.map(|(depth, threes)| {
+        let line = found.map(|Pass { depth, threes, .. }| {
             // Following the line may re-search what the table lost.
             self.limit = self.nodes + params.max_nodes.max(100_000) * 4;
             let mut moves = Vec::new();
@@ -174,15 +187,17 @@ impl Solver {
         (found, self.nodes)
     }
 
-    /// The depth and threes of the first iteration that proves a win.
-    fn find(&mut self, board: &Board, params: &SolverParams) -> Option<(u8, u8)> {
+    /// The first pass of the schedule that proves a win (left set, so that
+    /// its line can be followed).
+    fn find(&mut self, board: &Board, params: &SolverParams) -> Option<Pass> {
         self.start(board, params);
         if board.position.is_over() || !sound_at(&board.position) {
             return None;
         }
-        for (depth, threes) in schedule(params, 1) {
-            if self.attack(board, depth, threes) {
-                return Some((depth, threes));
+        for pass in schedule(params, 1) {
+            self.vcf_threats = pass.vcf_threats;
+            if self.attack(board, pass.depth, pass.threes) {
+                return Some(pass);
             }
             if self.exhausted() {
                 break;
@@ -199,13 +214,23 @@ impl Solver {
         }
         let board = Board::new(position.clone());
         let me = board.to_move();
-        let candidates = board
+        let mut candidates = board
             .wins(me)
             .union(board.wins(me.opponent()))
             .union(board.points(Kind::Four, me))
             .union(board.points(Kind::Capture, me))
             .union(board.points(Kind::Setup, me))
             .union(if params.max_threes > 0 { board.points(Kind::Three, me) } else { Bits::default() });
+        if params.max_threes > 0 && params.vcf_threats {
+            // The quiet moves that threaten a VCF, as the widest pass has them.
+            self.start(&board, params);
+            for i in near_lines(&board, me).minus(candidates).iter().filter(|&i| legal(&board, i)) {
+                let child = self.play(&board, i);
+                if !child.position.is_over() && self.threatens_vcf(&child, params.max_depth.saturating_sub(1)) {
+                    candidates.insert(i);
+                }
+            }
+        }
         let mut wins: Vec<(Point, u8)> = candidates
             .iter()
             .filter(|&i| legal(&board, i))
@@ -243,7 +268,8 @@ impl Solver {
             return None;
         }
         let forced = child.has_win(me);
-        for (depth, threes) in schedule(params, 2) {
+        for Pass { depth, threes, vcf_threats } in schedule(params, 2) {
+            self.vcf_threats = vcf_threats;
             let won = if forced {
                 self.defend(&child, depth - 1, threes)
             } else {
@@ -279,8 +305,11 @@ impl Solver {
         (key as usize) & (self.table.len() - 1)
     }
 
-    fn key(board: &Board, threes: u8) -> u64 {
-        board.position.hash() ^ u64::from(threes).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    /// A position's entry under the current pass: a search with fewer
+    /// threes, or without VCF threats, may fail where this one wins.
+    fn key(&self, board: &Board, threes: u8) -> u64 {
+        let threats = u64::from(threes) * 2 + u64::from(threes > 0 && self.vcf_threats);
+        board.position.hash() ^ threats.wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
     fn probe(&self, key: u64) -> Option<Entry> {
@@ -319,13 +348,13 @@ impl Solver {
         let them = me.opponent();
         let legal = |i: usize| legal(board, i);
         if let Some(i) = board.wins(me).iter().find(|&i| legal(i)) {
-            self.store(Self::key(board, threes), 1, Some(i));
+            self.store(self.key(board, threes), 1, Some(i));
             return true;
         }
         if depth <= 1 || self.exhausted() {
             return false;
         }
-        let key = Self::key(board, threes);
+        let key = self.key(board, threes);
         if let Some(entry) = self.probe(key) {
             if entry.win != 0 && entry.win <= depth {
                 return true;
@@ -360,13 +389,20 @@ impl Solver {
             }
         }
         if threes > 0 && their_wins.is_empty() {
-            let quiet = board.points(Kind::Three, me).minus(forcing);
+            let threes_made = board.points(Kind::Three, me);
+            let near = if self.vcf_threats { near_lines(board, me) } else { Bits::default() };
+            let quiet = threes_made.union(near).minus(forcing);
+            // Open threes first (the order scores them), then the quiet
+            // moves that threaten a VCF.
             for i in ordered(board, quiet, killer) {
                 if !legal(i) {
                     continue;
                 }
                 let child = self.play(board, i);
                 if child.position.is_over() || child.has_win(them) {
+                    continue;
+                }
+                if !threes_made.contains(i) && !self.threatens_vcf(&child, depth - 1) {
                     continue;
                 }
                 if self.defend_all(&child, depth - 1, threes - 1) {
@@ -383,6 +419,17 @@ impl Solver {
             self.store(key, depth, None);
         }
         false
+    }
+
+    /// Whether the player who just moved into `board` would win by VCF
+    /// within `depth` moves if the opponent passed: a quiet move that
+    /// threatens this must be answered like an open three.
+    fn threatens_vcf(&mut self, board: &Board, depth: u8) -> bool {
+        if depth < 2 {
+            return false;
+        }
+        let passed = Board { position: board.position.with_other_to_move(), threats: board.threats.clone() };
+        self.attack(&passed, depth, 0)
     }
 
     /// Points where `me` would threaten to reach the capture win at once.
@@ -439,7 +486,7 @@ impl Solver {
         if line.len() > 64 || !self.attack(board, depth, threes) {
             return;
         }
-        let Some(entry) = self.probe(Self::key(board, threes)).filter(|e| e.best != 0) else { return };
+        let Some(entry) = self.probe(self.key(board, threes)).filter(|e| e.best != 0) else { return };
         let i = usize::from(entry.best - 1);
         line.push(board.point(i));
         let child = self.play(board, i);
@@ -529,12 +576,29 @@ pub(crate) fn threat_stops(board: &Board) -> Option<Vec<Point>> {
     Some(stops.iter().filter(|&i| legal(board, i)).map(|i| board.point(i)).collect())
 }
 
+/// One iteration of the solver's deepening.
+#[derive(Debug, Clone, Copy)]
+struct Pass {
+    /// Attacker moves allowed.
+    depth: u8,
+    /// Quiet threats allowed.
+    threes: u8,
+    /// Whether a quiet threat may be a move that threatens a VCF, not only
+    /// an open three.
+    vcf_threats: bool,
+}
+
 /// Iterative deepening from `first` attacker moves: VCF to the full depth
-/// first (cheap, and the shortest wins), then VCT.
-fn schedule(params: &SolverParams, first: u8) -> impl Iterator<Item = (u8, u8)> {
-    let vcf = (first..=params.max_depth).map(|d| (d, 0));
-    let vct = (params.max_threes > 0).then(|| (first.max(2)..=params.max_depth).map(|d| (d, params.max_threes)));
-    vcf.chain(vct.into_iter().flatten())
+/// first (cheap, and the shortest wins), then VCT with open threes, then,
+/// with `vcf_threats`, VCT where a quiet move that threatens a VCF is a
+/// threat too (each is answered by every legal reply: the costliest pass).
+fn schedule(params: &SolverParams, first: u8) -> impl Iterator<Item = Pass> {
+    let vcf = (first..=params.max_depth).map(|depth| Pass { depth, threes: 0, vcf_threats: false });
+    let passes = if params.vcf_threats { &[false, true][..] } else { &[false][..] };
+    let vct = passes.iter().filter(move |_| params.max_threes > 0).flat_map(move |&vcf_threats| {
+        (first.max(2)..=params.max_depth).map(move |depth| Pass { depth, threes: params.max_threes, vcf_threats })
+    });
+    vcf.chain(vct)
 }
 
 /// Whether dense index `i` is a legal move (empty, and allowed by the opening rule).
@@ -559,6 +623,33 @@ fn likely_defences(board: &Board) -> Bits {
         .map(|kind| board.points(kind, me))
         .chain([Kind::Four, Kind::Three, Kind::Capture].into_iter().map(|kind| board.points(kind, them)))
         .fold(Bits::default(), Bits::union)
+}
+
+/// Empty points one or two steps from a stone of `color` along one of the
+/// four lines: where a quiet move can build a threat with it.
+fn near_lines(board: &Board, color: Color) -> Bits {
+    let size = i32::from(board.rules().size());
+    let mut bits = Bits::default();
+    for y in 0..size {
+        for x in 0..size {
+            if board.position.stone_at(Point::new(x as u8, y as u8)) != Some(color) {
+                continue;
+            }
+            for (dx, dy) in [(1, 0), (0, 1), (1, 1), (1, -1), (-1, 0), (0, -1), (-1, -1), (-1, 1)] {
+                for step in 1..=2 {
+                    let (qx, qy) = (x + dx * step, y + dy * step);
+                    if !(0..size).contains(&qx) || !(0..size).contains(&qy) {
+                        break;
+                    }
+                    let q = Point::new(qx as u8, qy as u8);
+                    if board.position.stone_at(q).is_none() {
+                        bits.insert(board.index(q));
+                    }
+                }
+            }
+        }
+    }
+    bits
 }
 
 fn empty_points(board: &Board) -> Bits {

@@ -7,7 +7,7 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 use super::threats::Board;
-use super::{Solver, SolverParams, forced_replies_on};
+use super::{Kind, Solver, SolverParams, forced_replies_on};
 
 /// A random game whose moves stay near the stones already played, so that
 /// lines, captures and threats come up often.
@@ -196,7 +196,7 @@ fn wins_within(position: &Position, n: u32) -> bool {
 
 #[test]
 fn every_win_found_is_a_win_by_brute_force() {
-    let params = SolverParams { max_depth: 2, max_threes: 1, max_nodes: 20_000 };
+    let params = SolverParams { max_depth: 2, max_threes: 1, max_nodes: 20_000, vcf_threats: true };
     let mut solver = Solver::new(1 << 12);
     let mut checked = 0;
     for variant in [Variant::Pente, Variant::Keryo, Variant::GomokuExact] {
@@ -245,7 +245,7 @@ fn holds_against_every_defence(solver: &mut Solver, position: &Position, n: u8, 
 fn every_vct_found_holds_against_every_defence() {
     // After a three the solver tries every reply itself; this checks the
     // whole proof, with one solver (and table) for all three rule sets.
-    let params = SolverParams { max_depth: 4, max_threes: 2, max_nodes: 50_000 };
+    let params = SolverParams { max_depth: 4, max_threes: 2, max_nodes: 50_000, vcf_threats: true };
     let vcf = SolverParams { max_threes: 0, ..params };
     let mut solver = Solver::new(1 << 14);
     let mut checked = 0;
@@ -340,4 +340,62 @@ fn threatens_two_captures_at_the_winning_count() {
     assert_eq!(after.outcome().unwrap().reason, pente_core::EndReason::Captures);
     let winning = Solver::default().winning_moves(&position, &vcf);
     assert_eq!(winning.first(), Some(&("L15".parse().unwrap(), 2)));
+}
+
+#[test]
+fn every_win_by_a_vcf_threat_holds_against_every_defence() {
+    // The widest pass plays quiet moves that are no open three but threaten
+    // a VCF; each must hold against every reply, checked move by move.
+    let params = SolverParams { max_depth: 4, max_threes: 1, max_nodes: 20_000, vcf_threats: true };
+    let mut solver = Solver::new(1 << 14);
+    let mut checked = 0;
+    for variant in [Variant::Pente, Variant::GomokuExact] {
+        let rules = Rules::new(variant, 11).unwrap();
+        for seed in 0..60 {
+            for position in clustered_game(rules, 1300 + seed, 80).iter().skip(6) {
+                let Some(line) = solver.solve(position, &params).line else { continue };
+                let board = Board::new(position.clone());
+                let me = board.to_move();
+                let first = board.index(line[0]);
+                let threat = [Kind::Five, Kind::Four, Kind::Three, Kind::Capture, Kind::Setup]
+                    .into_iter()
+                    .any(|kind| board.points(kind, me).contains(first) || board.wins(me.opponent()).contains(first));
+                if threat {
+                    continue;
+                }
+                let n = line.len().div_ceil(2) as u8;
+                assert!(
+                    holds_against_every_defence(&mut solver, position, n, params),
+                    "{variant}: a claimed win in {n} by the quiet {} does not hold:\n{position:?}",
+                    line[0]
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 5, "the games should reach wins that start with a VCF threat ({checked})");
+}
+
+/// From a game lost to `pente -text` at level 9: after M13 N13, L14 makes no
+/// open three, but every White reply but a few loses to a short VCF, and
+/// those to one more three.
+#[test]
+fn finds_a_win_that_starts_with_a_vcf_threat() {
+    let moves = "K10 L12 L13 J14 K13 M13 K11 J13 K9 K8 H13 J12 K12 K13 N14 L13 H11 M13 N13";
+    let position = Game::from_move_list(Rules::pente(), moves).unwrap().position().clone();
+    let params = SolverParams { max_depth: 6, max_threes: 2, max_nodes: 2_000_000, vcf_threats: true };
+    let narrow = SolverParams { vcf_threats: false, ..params };
+    let solution = Solver::default().solve(&position, &narrow);
+    assert_eq!(solution.line, None, "open threes alone find no win");
+    assert!(!solution.exhausted);
+    let solution = Solver::default().solve(&position, &params);
+    let line = solution.line.expect("a win for Black");
+    assert_eq!(line[0], "L14".parse().unwrap());
+    let board = Board::new(position.clone());
+    assert!(!board.points(Kind::Three, board.to_move()).contains(board.index(line[0])));
+    let mut after = position.clone();
+    for &p in &line {
+        after.play(p).unwrap();
+    }
+    assert_eq!(after.outcome().and_then(|o| o.winner), Some(pente_core::Color::Black));
 }
