@@ -19,7 +19,8 @@ pub struct ArenaArgs {
     /// Player A: `heuristic`, `uniform` or a model directory (or its ONNX file, e.g.
     /// `DIR/model.int8.onnx`, on ONNX Runtime), with `@visits` (default 64, or --level), `@1.5s` (a time per move), `@levelN` (a strength level, 1-9) or
     /// `@clock60+1` (a game clock: 60 s and 1 s more a move; running out loses), and
-    /// `+nosolver` to search without the threat solver; or `pente-text:LEVEL` (Debian's
+    /// `+nosolver` to search without the threat solver or `+verifyN` to check the N best moves
+    /// for a forced win of the opponent after the search; or `pente-text:LEVEL` (Debian's
     /// `pente -text`, levels 1-9, 19x19 Pente, no random openings).
     #[arg(long)]
     a: String,

@@ -19,12 +19,14 @@ use crate::error::{TrainError, io};
 /// A player as named on the command line: `heuristic`, `uniform`, or a
 /// model directory, each with an optional `@visits` (default 64) or
 /// `@SECONDSs` / `@MILLISms` (a time per move instead), and an optional
-/// `+nosolver` (search without the threat solver), or `@levelN`, a strength
+/// `+nosolver` (search without the threat solver) or `+verifyN` (after the
+/// search, check up to N best moves for a forced win of the opponent with
+/// the solver, as the top strength levels do), or `@levelN`, a strength
 /// level of [`pente_search::level`] (its visits, move temperature and solver
 /// budget), or `@clockMAIN+INC`, a game clock of MAIN seconds and INC more
 /// after each move (the search takes [`pente_search::level::move_time`] of
 /// it; a player whose clock runs out loses the game, `time` in its record),
-/// e.g. `runs/quick/models/quick-3@200+nosolver`,
+/// e.g. `runs/quick/models/quick-3@200+nosolver`, `data/models/default@400+verify2`,
 /// `data/models/default@1.5s`, `data/models/default@level3` or
 /// `data/models/default@clock60+1`;
 /// or `pente-text:LEVEL`, Debian's `pente -text` at computer level 1-9
@@ -39,6 +41,8 @@ pub struct PlayerSpec {
     pub seconds: Option<f64>,
     /// Whether the search reads tactics with the threat solver.
     pub solver: bool,
+    /// Best moves the solver checks after the search (`verify_moves`).
+    pub verify: u32,
     /// A strength level (1 to [`pente_search::level::LEVELS`]): its settings
     /// replace `visits` and `solver`.
     pub level: Option<u8>,
@@ -87,6 +91,7 @@ impl PlayerSpec {
             visits,
             seconds: None,
             solver: true,
+            verify: 0,
             level: None,
             clock: None,
         }
@@ -115,14 +120,28 @@ impl PlayerSpec {
                 visits: 0,
                 seconds: None,
                 solver: false,
+                verify: 0,
                 level: None,
                 clock: None,
             });
         }
-        let (rest, solver) = match text.strip_suffix("+nosolver") {
-            Some(rest) => (rest, false),
-            None => (text, true),
+        let (rest, verify) = match text.rsplit_once("+verify") {
+            Some((rest, n)) => {
+                let n =
+                    n.parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        format!("`{text}`: +verify takes how many best moves to check, as in +verify2")
+                    })?;
+                (rest, n)
+            }
+            None => (text, 0),
         };
+        let (rest, solver) = match rest.strip_suffix("+nosolver") {
+            Some(rest) => (rest, false),
+            None => (rest, true),
+        };
+        if verify > 0 && !solver {
+            return Err(format!("`{text}`: +verify checks moves with the solver; leave out +nosolver"));
+        }
         let mut clock = None;
         let (name, visits, seconds, level) = match rest.rsplit_once('@') {
             Some((name, budget)) if let Some(numbers) = budget.strip_prefix("clock") => {
@@ -138,8 +157,8 @@ impl PlayerSpec {
                     .parse::<u8>()
                     .map_err(|_| format!("`{text}`: bad level `{number}`"))
                     .and_then(|n| pente_search::level::level(n).map_err(|e| format!("`{text}`: {e}")))?;
-                if !solver {
-                    return Err(format!("`{text}`: a level sets the solver itself; leave out +nosolver"));
+                if !solver || verify > 0 {
+                    return Err(format!("`{text}`: a level sets the solver itself; leave out +nosolver and +verify"));
                 }
                 (name, level.visits, None, Some(level.number))
             }
@@ -169,7 +188,7 @@ impl PlayerSpec {
             "" => return Err(format!("`{text}`: no player named")),
             path => PlayerKind::Model(PathBuf::from(path)),
         };
-        Ok(PlayerSpec { kind, visits, seconds, solver, level, clock })
+        Ok(PlayerSpec { kind, visits, seconds, solver, verify, level, clock })
     }
 
     /// Loads the player, a network on `backend` with every core.
@@ -200,12 +219,17 @@ impl PlayerSpec {
         }
         let mut params = SearchParams { visits: self.visits, max_seconds: self.seconds, ..SearchParams::default() };
         params.tactics.enabled = self.solver;
+        params.tactics.verify_moves = self.verify;
         let budget = match (self.clock, self.seconds) {
             (Some(clock), _) => format!("clock{}+{}", clock.main, clock.increment),
             (None, Some(seconds)) => format!("{seconds}s"),
             (None, None) => self.visits.to_string(),
         };
-        let suffix = if self.solver { "" } else { "+nosolver" };
+        let suffix = match (self.solver, self.verify) {
+            (false, _) => "+nosolver".to_string(),
+            (true, 0) => String::new(),
+            (true, n) => format!("+verify{n}"),
+        };
         Ok(Player {
             name: format!("{name}@{budget}{suffix}"),
             engine: Engine::Search { evaluator, params },
@@ -920,6 +944,7 @@ mod tests {
                 visits: 200,
                 seconds: None,
                 solver: true,
+                verify: 0,
                 level: None,
                 clock: None
             }
@@ -932,10 +957,18 @@ mod tests {
                 visits: 100,
                 seconds: None,
                 solver: false,
+                verify: 0,
                 level: None,
                 clock: None
             }
         );
+        let verified = PlayerSpec::parse("runs/m+x@400+verify2").unwrap();
+        assert_eq!((verified.visits, verified.solver, verified.verify), (400, true, 2));
+        for bad in
+            ["heuristic@64+verify0", "heuristic+verifyx", "heuristic+nosolver+verify1", "heuristic@level9+verify1"]
+        {
+            assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
+        }
         let timed = PlayerSpec::parse("heuristic@250ms").unwrap();
         assert_eq!((timed.visits, timed.seconds), (TIMED_VISITS, Some(0.25)));
         assert_eq!(PlayerSpec::parse("uniform@2s+nosolver").unwrap().seconds, Some(2.0));
