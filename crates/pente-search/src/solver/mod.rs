@@ -82,13 +82,14 @@ pub struct SolverParams {
     pub max_nodes: u64,
     /// After the VCT with open threes fails, one more with quiet moves that
     /// threaten a VCF as threats too: it finds more wins, and on a position
-    /// without one it spends what is left of the budget.
+    /// without one it spends what is left of the budget. Off unless set (a
+    /// config's partial solver table keeps it off).
     pub vcf_threats: bool,
 }
 
 impl Default for SolverParams {
     fn default() -> SolverParams {
-        SolverParams { max_depth: 12, max_threes: 1, max_nodes: 200_000, vcf_threats: true }
+        SolverParams { max_depth: 12, max_threes: 1, max_nodes: 200_000, vcf_threats: false }
     }
 }
 
