@@ -595,8 +595,12 @@ struct Pass {
 /// threat too (each is answered by every legal reply: the costliest pass).
 fn schedule(params: &SolverParams, first: u8) -> impl Iterator<Item = Pass> {
     let vcf = (first..=params.max_depth).map(|depth| Pass { depth, threes: 0, vcf_threats: false });
-    let passes = if params.vcf_threats { &[false, true][..] } else { &[false][..] };
-    let vct = passes.iter().filter(move |_| params.max_threes > 0).flat_map(move |&vcf_threats| {
+    let passes = match (params.max_threes, params.vcf_threats) {
+        (0, _) => &[][..],
+        (_, false) => &[false][..],
+        (_, true) => &[false, true][..],
+    };
+    let vct = passes.iter().flat_map(move |&vcf_threats| {
         (first.max(2)..=params.max_depth).map(move |depth| Pass { depth, threes: params.max_threes, vcf_threats })
     });
     vcf.chain(vct)
