@@ -25,7 +25,7 @@ use clap::Args;
 use pente_search::Search;
 use pente_web::protocol::{Failure, Request, Response};
 
-use crate::player::{BackendArgs, BookArgs, LazyBackend, LoadedEvaluator, StrengthArgs, load_evaluator};
+use crate::player::{BackendArgs, LazyBackend, LoadedEvaluator, PlayingBookArgs, StrengthArgs, load_evaluator};
 
 /// Arguments of `pente engine`.
 #[derive(Debug, Args)]
@@ -37,10 +37,11 @@ pub struct EngineArgs {
     #[command(flatten)]
     strength: StrengthArgs,
     /// With a book, `best_move` is the book's move while the position is in
-    /// it (of the book's variant and size), and `"book": true` says so; the
-    /// candidates and value still come from the search.
+    /// it (of the book's variant and size) and the request's level plays from
+    /// one, and `"book": true` says so; the candidates and value still come
+    /// from the search.
     #[command(flatten)]
-    book: BookArgs,
+    book: PlayingBookArgs,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -87,7 +88,7 @@ fn answer(
     let mut search = Search::new(prepared.game.position().clone(), prepared.params, 0);
     let mut result = search.run(loaded.evaluator.as_ref());
     let game = &prepared.game;
-    let from_book = book.and_then(|b| b.choose(game.rules(), game.moves()));
+    let from_book = book.filter(|_| prepared.book).and_then(|b| b.choose(game.rules(), game.moves()));
     result.best_move = from_book.or_else(|| search.play_move(&result));
     let mut response = Response::new(prepared.id, &result, loaded.description.clone(), prepared.policy);
     response.book = from_book.is_some();

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use pente_core::{Color, Game, Point, Position, Seat, Variant, column_letter};
-use pente_search::{Search, SearchParams};
+use pente_search::{Search, SearchParams, level};
 
 use crate::analyze::{whose_turn, winrate};
-use crate::player::{BackendArgs, BookArgs, LazyBackend, StrengthArgs, load_evaluator};
+use crate::player::{BackendArgs, LazyBackend, PlayingBookArgs, StrengthArgs, load_evaluator};
 
 /// The colour the human plays: in D-Pente and Swap2, the seat (`white`:
 /// the first player, who places the opening stones).
@@ -40,7 +40,7 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 19)]
     size: u8,
     #[command(flatten)]
-    book: BookArgs,
+    book: PlayingBookArgs,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -77,7 +77,8 @@ pub fn draw(position: &Position) -> String {
 /// Runs `pente play` until the game ends or the human quits.
 pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
     let rules = crate::rules(args.variant, args.size)?;
-    let book = args.book.open(Some(rules))?;
+    // The weaker levels play their own openings.
+    let book = args.book.open(Some(rules))?.filter(|_| level::plays_book(args.strength.level));
     let loaded = load_evaluator(args.model.as_deref(), &mut LazyBackend::new(&args.backend))?;
     let human = match args.color {
         Side::White => Seat::First,
@@ -104,6 +105,8 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<ExitCode> {
     writeln!(out, "engine: {} at {strength}; you play {you_play}", loaded.description)?;
     if let Some(book) = &book {
         writeln!(out, "opening book: {} (the engine plays from it while the game is in it)", book.path().display())?;
+    } else if let (Some(path), Some(level)) = (&args.book.book.book, args.strength.level) {
+        writeln!(out, "opening book: {} not used: level {level} plays its own openings", path.display())?;
     }
     writeln!(out, "enter moves like K10 (or swap, stay, pass when choosing colours); also: undo, hint, quit")?;
     loop {

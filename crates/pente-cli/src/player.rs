@@ -175,11 +175,26 @@ impl LazyBackend {
 /// The shipped network: `data/models/default` under the current directory,
 /// else in the source tree this binary was built from.
 pub fn default_model_dir() -> Option<PathBuf> {
-    let source_tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(DEFAULT_MODEL_DIR);
-    [PathBuf::from(DEFAULT_MODEL_DIR), source_tree]
+    shipped(DEFAULT_MODEL_DIR, |dir| dir.join(pente_nn::store::INFO_FILE).is_file())
+}
+
+/// Where the committed opening book of 19x19 Pente is, relative to the
+/// repository root.
+pub const DEFAULT_BOOK: &str = "data/books/pente.sqlite";
+
+/// The committed opening book, found as [`default_model_dir`] is.
+pub fn default_book() -> Option<PathBuf> {
+    shipped(DEFAULT_BOOK, Path::is_file)
+}
+
+/// A path the repository ships, under the current directory or else in the
+/// source tree this binary was built from, where `found` says it is there.
+fn shipped(relative: &str, found: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    let source_tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(relative);
+    [PathBuf::from(relative), source_tree]
         .into_iter()
-        .find(|dir| dir.join(pente_nn::store::INFO_FILE).is_file())
-        .map(|dir| dir.canonicalize().unwrap_or(dir))
+        .find(|path| found(path))
+        .map(|path| path.canonicalize().unwrap_or(path))
 }
 
 /// The device networks run on: the CPU, unless `PENTE_DEVICE` names a GPU
@@ -250,5 +265,35 @@ impl BookArgs {
             );
         }
         Ok(Some(Arc::new(book)))
+    }
+}
+
+/// The book arguments of the programs that play (`play`, `engine`,
+/// `serve`): without `--book`, the committed book if it is there.
+#[derive(Debug, Clone, Args)]
+pub struct PlayingBookArgs {
+    #[command(flatten)]
+    pub book: BookArgs,
+    /// Play without an opening book. Without it and without --book, levels
+    /// 7-9 and the default player play from the committed book
+    /// (data/books/pente.sqlite, 19x19 Pente) while the game is in it; the
+    /// weaker levels never play from a book.
+    #[arg(long, conflicts_with = "book")]
+    pub no_book: bool,
+}
+
+impl PlayingBookArgs {
+    /// The book given, else the committed one if it is there and fits
+    /// `rules` (`None`: any rules, as the engine's requests bring their own).
+    pub fn open(&self, rules: Option<pente_core::Rules>) -> anyhow::Result<Option<Arc<pente_book::BookPlayer>>> {
+        if self.no_book {
+            return Ok(None);
+        }
+        if self.book.book.is_some() {
+            return self.book.open(rules);
+        }
+        let Some(path) = default_book() else { return Ok(None) };
+        let book = BookArgs { book: Some(path), ..self.book.clone() }.open(None)?;
+        Ok(book.filter(|book| rules.is_none_or(|rules| book.rules() == rules)))
     }
 }

@@ -8,7 +8,7 @@ use clap::Args;
 use pente_search::Evaluator;
 use pente_web::{EvaluatorSource, ServeOptions};
 
-use crate::player::{BackendArgs, BookArgs, LazyBackend, StrengthArgs, load_evaluator};
+use crate::player::{BackendArgs, LazyBackend, PlayingBookArgs, StrengthArgs, load_evaluator};
 
 /// Arguments of `pente serve`.
 #[derive(Debug, Args)]
@@ -42,7 +42,7 @@ pub struct ServeArgs {
     /// An opening book: the explorer shows its numbers beside the games',
     /// and the engine plays from it while the game is in it.
     #[command(flatten)]
-    book: BookArgs,
+    book: PlayingBookArgs,
     #[command(flatten)]
     backend: BackendArgs,
 }

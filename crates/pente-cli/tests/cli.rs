@@ -183,6 +183,32 @@ quit
     assert!(stdout.contains("engine plays"), "{stdout}");
 }
 
+/// Without --book, the default player and levels 7-9 play the committed
+/// book's moves in 19x19 Pente; the weaker levels and --no-book do not.
+#[test]
+fn the_full_strength_player_plays_from_the_committed_book() {
+    let book_move = |args: &[&str]| {
+        let out = pente_with_stdin(&[&["play", "--model", "heuristic"], args].concat(), "K10\nquit\n");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().contains("(from the book)")
+    };
+    assert!(book_move(&["--visits", "8"]));
+    assert!(book_move(&["--level", "7", "--seconds", "0.1"]));
+    assert!(!book_move(&["--visits", "8", "--no-book"]));
+    assert!(!book_move(&["--level", "3"]));
+
+    let requests = [
+        r#"{"id": 1, "moves": ["K10"], "visits": 8, "model": "heuristic"}"#,
+        r#"{"id": 2, "moves": ["K10"], "level": 3, "model": "heuristic"}"#,
+        r#"{"id": 3, "moves": ["E5"], "size": 9, "visits": 8, "model": "heuristic"}"#,
+    ];
+    let out = pente_with_stdin(&["engine"], &(requests.join("\n") + "\n"));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let from_book: Vec<bool> = lines.iter().map(|l| l["book"] == true).collect();
+    assert_eq!(from_book, [true, false, false], "{lines:?}");
+}
+
 #[test]
 fn analyze_lists_candidates() {
     let out = pente(&["analyze", "--moves", "K10 L9 K7", "--visits", "100", "--model", "heuristic"]);

@@ -24,6 +24,10 @@ pub struct Level {
     /// The threat solver: off, or the search's budgets with the root's
     /// threes and nodes given here.
     pub solver: Solver,
+    /// Plays the opening book's move while the game is in the book, where
+    /// the program has one (`play`, `engine` and `serve`): the full-strength
+    /// levels do, the weaker ones keep their own openings.
+    pub book: bool,
 }
 
 /// The threat solver's part in a level.
@@ -48,15 +52,45 @@ pub enum Solver {
 /// handful of visits would play the noise of the search (it measured
 /// weaker); then the search grows, and with it the solver.
 pub const TABLE: [Level; LEVELS as usize] = [
-    Level { number: 1, visits: 1, temperature: 1.0, solver: Solver::Off },
-    Level { number: 2, visits: 1, temperature: 0.5, solver: Solver::Off },
-    Level { number: 3, visits: 8, temperature: 0.0, solver: Solver::Off },
-    Level { number: 4, visits: 32, temperature: 0.0, solver: Solver::Off },
-    Level { number: 5, visits: 64, temperature: 0.0, solver: Solver::On { threes: 0, nodes: 5_000, verify: 0 } },
-    Level { number: 6, visits: 128, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 0 } },
-    Level { number: 7, visits: 400, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 2 } },
-    Level { number: 8, visits: 800, temperature: 0.0, solver: Solver::On { threes: 1, nodes: 50_000, verify: 2 } },
-    Level { number: 9, visits: 1600, temperature: 0.0, solver: Solver::On { threes: 2, nodes: 200_000, verify: 3 } },
+    Level { number: 1, visits: 1, temperature: 1.0, solver: Solver::Off, book: false },
+    Level { number: 2, visits: 1, temperature: 0.5, solver: Solver::Off, book: false },
+    Level { number: 3, visits: 8, temperature: 0.0, solver: Solver::Off, book: false },
+    Level { number: 4, visits: 32, temperature: 0.0, solver: Solver::Off, book: false },
+    Level {
+        number: 5,
+        visits: 64,
+        temperature: 0.0,
+        solver: Solver::On { threes: 0, nodes: 5_000, verify: 0 },
+        book: false,
+    },
+    Level {
+        number: 6,
+        visits: 128,
+        temperature: 0.0,
+        solver: Solver::On { threes: 1, nodes: 50_000, verify: 0 },
+        book: false,
+    },
+    Level {
+        number: 7,
+        visits: 400,
+        temperature: 0.0,
+        solver: Solver::On { threes: 1, nodes: 50_000, verify: 2 },
+        book: true,
+    },
+    Level {
+        number: 8,
+        visits: 800,
+        temperature: 0.0,
+        solver: Solver::On { threes: 1, nodes: 50_000, verify: 2 },
+        book: true,
+    },
+    Level {
+        number: 9,
+        visits: 1600,
+        temperature: 0.0,
+        solver: Solver::On { threes: 2, nodes: 200_000, verify: 3 },
+        book: true,
+    },
 ];
 
 /// The level of `number`.
@@ -73,6 +107,14 @@ pub fn level(number: u8) -> Result<Level, String> {
 
 /// The level a player without one plays at.
 pub const DEFAULT_LEVEL: u8 = 7;
+
+/// Whether a player at level `number` (`None`: the default player, at any
+/// visits or time) plays from an opening book ([`Level::book`]); a number
+/// outside the table does not.
+#[must_use]
+pub fn plays_book(number: Option<u8>) -> bool {
+    level(number.unwrap_or(DEFAULT_LEVEL)).is_ok_and(|level| level.book)
+}
 
 /// The settings of level `number` if given, else [`DEFAULT_LEVEL`]'s at
 /// `visits` (default: its 400), with a description (`400 visits`,
@@ -172,6 +214,15 @@ impl Level {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_full_strength_levels_and_the_default_player_play_from_a_book() {
+        assert!(plays_book(None), "the default player");
+        for number in 1..=LEVELS {
+            assert_eq!(plays_book(Some(number)), number >= DEFAULT_LEVEL, "level {number}");
+        }
+        assert!(!plays_book(Some(LEVELS + 1)));
+    }
 
     #[test]
     fn a_game_clock_spends_its_time_over_the_game() {

@@ -194,7 +194,7 @@ impl EngineThread {
     fn take(&mut self, job: Job) {
         match job {
             Job::Search { prepared, stream, reply } => {
-                let Prepared { id, game, params, model, policy } = *prepared;
+                let Prepared { id, game, params, model, policy, .. } = *prepared;
                 if let Err(error) = self.evaluator(model.as_ref()) {
                     let _ = reply.try_send(Err(Failure { id, error }));
                     return;

@@ -93,6 +93,9 @@ pub struct Prepared {
     pub model: Option<PathBuf>,
     /// Whether the response carries every move's prior.
     pub policy: bool,
+    /// Whether the move may come from an opening book: the request's level
+    /// plays from one ([`level::plays_book`]).
+    pub book: bool,
 }
 
 /// The default strength of requests that give none.
@@ -145,7 +148,8 @@ impl Request {
             budget => budget,
         };
         let (params, _) = level::timed_strength(level, visits, seconds).map_err(fail)?;
-        Ok(Prepared { id: self.id, game, params, model: self.model, policy: self.policy })
+        let book = level::plays_book(level);
+        Ok(Prepared { id: self.id, game, params, model: self.model, policy: self.policy, book })
     }
 }
 
@@ -188,7 +192,7 @@ pub struct Response {
     /// With `"policy": true`: every legal move's prior, highest first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy: Option<Vec<PriorJson>>,
-    /// `best_move` came from an opening book (`pente engine --book`).
+    /// `best_move` came from an opening book (`pente engine` at levels 7-9 and by default).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub book: bool,
 }
@@ -279,9 +283,13 @@ mod tests {
     fn requests_are_checked_and_name_the_problem() {
         let prepare = |text: &str| Request::parse(text).and_then(|r| r.prepare(Defaults::default()));
         let ok = prepare(r#"{"id": 3, "moves": ["K10", "L9"], "level": 4}"#).unwrap();
-        assert_eq!((ok.id, ok.game.moves().len(), ok.params.visits), (Value::from(3), 2, 32));
+        assert_eq!((ok.id, ok.game.moves().len(), ok.params.visits, ok.book), (Value::from(3), 2, 32, false));
         let timed = prepare(r#"{"seconds": 0.5}"#).unwrap();
-        assert_eq!((timed.params.max_seconds, timed.params.visits), (Some(0.5), 1_000_000));
+        assert_eq!((timed.params.max_seconds, timed.params.visits, timed.book), (Some(0.5), 1_000_000, true));
+        // Level 4 plays its own openings, and so do requests of a weak server default.
+        let weak = Defaults { level: Some(4), ..Defaults::default() };
+        assert!(!Request::parse("{}").and_then(|r| r.prepare(weak)).unwrap().book);
+        assert!(Request::parse(r#"{"level": 8}"#).and_then(|r| r.prepare(weak)).unwrap().book);
         // The server's default time per move holds for requests that give no budget.
         let defaults = Defaults { seconds: Some(2.0), ..Defaults::default() };
         let by_default = Request::parse(r#"{"moves": []}"#).and_then(|r| r.prepare(defaults)).unwrap();
