@@ -1178,7 +1178,10 @@ fn export_best(dir: &Path, state: &LoopState, first: u32, to: &Path) -> Result<(
             copy_atomically(&gate, &matches.join(format!("gate-{:03}.json", first + k)))?;
         }
     }
-    if to.canonicalize().ok() != state.best.canonicalize().ok() {
+    // A sitting that promoted nothing leaves the network there as it is:
+    // the run's copy of it was saved anew, in bytes that differ for nothing.
+    let unchanged = load_info(to).is_ok_and(|there| load_info(&state.best).is_ok_and(|best| best.id == there.id));
+    if !unchanged && to.canonicalize().ok() != state.best.canonicalize().ok() {
         copy_model(&state.best, to)?;
     }
     let info = ModelInfo {

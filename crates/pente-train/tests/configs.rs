@@ -201,6 +201,11 @@ fn a_run_starts_from_a_model_directory() {
     assert_eq!(window(&exported), ["samples-008.bin"]);
     config.start = Some(exported.clone());
     config.runs_dir = runs.join("third");
+    let weights = |dir: &std::path::Path| {
+        use pente_nn::store::{ONNX_FILE, SAFETENSORS_FILE, WEIGHTS_FILE};
+        [WEIGHTS_FILE, SAFETENSORS_FILE, ONNX_FILE].map(|file| std::fs::read(dir.join(file)).unwrap_or_default())
+    };
+    let exported_weights = weights(&exported);
     let mut stages = Vec::new();
     let third = run_loop(&config, &BurnBackend::cpu(), None, &mut |e| {
         if let LoopEvent::Stage { stage: "train", detail, .. } = e {
@@ -238,6 +243,10 @@ fn a_run_starts_from_a_model_directory() {
         assert!(rows.contains(&row.as_str()), "{row} in {exported_elo}");
     }
     assert!(third.table[0].cpu_hours == state.cpu_hours && third.cpu_hours > state.cpu_hours);
+    // A sitting that keeps its start network leaves its files as they were.
+    if pente_nn::store::load_info(&third.best).unwrap().id == info.id {
+        assert!(weights(&exported) == exported_weights, "the exported network's files were rewritten");
+    }
     assert_eq!(std::fs::read_to_string(exported.join("README.md")).unwrap(), "kept");
     // The earlier sitting's training curve and matches are kept beside this one's.
     let metrics = std::fs::read_to_string(exported.join("metrics.csv")).unwrap();
