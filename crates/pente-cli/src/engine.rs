@@ -85,10 +85,9 @@ fn answer(
         evaluators.insert(model.clone(), loaded);
     }
     let loaded = &evaluators[&model];
+    let from_book = prepared.book_move(book);
     let mut search = Search::new(prepared.game.position().clone(), prepared.params, 0);
     let mut result = search.run(loaded.evaluator.as_ref());
-    let game = &prepared.game;
-    let from_book = book.filter(|_| prepared.book).and_then(|b| b.choose(game.rules(), game.moves()));
     result.best_move = from_book.or_else(|| search.play_move(&result));
     let mut response = Response::new(prepared.id, &result, loaded.description.clone(), prepared.policy);
     response.book = from_book.is_some();

@@ -109,6 +109,15 @@ pub struct Defaults {
     pub seconds: Option<f64>,
 }
 
+impl Prepared {
+    /// The book's move for this request: `None` without a book, out of it,
+    /// under other rules, or at a level that plays its own openings.
+    #[must_use]
+    pub fn book_move(&self, book: Option<&pente_book::BookPlayer>) -> Option<Point> {
+        book.filter(|_| self.book).and_then(|book| book.choose(self.game.rules(), self.game.moves()))
+    }
+}
+
 impl Request {
     /// Reads a request from JSON text, naming what is wrong.
     ///

@@ -25,7 +25,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use crate::engine::Engine;
 use crate::guard::{Client, Guard, Permit};
 use crate::library::Library;
-use crate::protocol::{Defaults, Failure, Prepared, Request};
+use crate::protocol::{Defaults, Failure, Request};
 
 /// The page and its assets, compiled in: the board works offline.
 const INDEX_HTML: &str = include_str!("../assets/index.html");
@@ -282,7 +282,7 @@ async fn position(body: Bytes) -> Answer {
 async fn analyze(State(state): State<AppState>, client: Client, body: Bytes) -> Answer {
     let _permit = admit(&state, client)?;
     let prepared = Request::parse(&String::from_utf8_lossy(&body))?.prepare(state.defaults)?;
-    let book_move = book_move(&state, &prepared);
+    let book_move = prepared.book_move(state.book.as_deref());
     let mut updates = state.engine.search(prepared, false);
     while let Some(update) = updates.recv().await {
         let mut update = update?;
@@ -306,7 +306,7 @@ async fn analyze_stream(
     let text = query.get("request").ok_or_else(|| bad("give the engine request as ?request=JSON"))?;
     let prepared = Request::parse(text)?.prepare(state.defaults)?;
     let permit = admit(&state, client)?;
-    let book_move = book_move(&state, &prepared);
+    let book_move = prepared.book_move(state.book.as_deref());
     let updates = ReceiverStream::new(state.engine.search(prepared, true));
     // The permit lives as long as the stream: until the search ends or the client goes.
     let events = updates.map(move |update| {
@@ -326,13 +326,6 @@ async fn analyze_stream(
 }
 
 type Params = HashMap<String, String>;
-
-/// The book's move in the request's game, if the server has a book, the
-/// request's level plays from one and the game is in it.
-fn book_move(state: &AppState, prepared: &Prepared) -> Option<Point> {
-    let game = &prepared.game;
-    state.book.as_ref().filter(|_| prepared.book).and_then(|book| book.choose(game.rules(), game.moves()))
-}
 
 /// Makes the book's move the one the engine plays.
 fn follow_book(response: &mut crate::protocol::Response, book_move: Option<Point>) {
