@@ -157,9 +157,7 @@ impl BookSettings {
             return Err("expand.value_margin must be 0 or more".into());
         }
         for (name, params) in [("evaluate", &self.evaluate), ("play", &self.play)] {
-            if params.visits == 0 {
-                return Err(format!("{name}.visits must be 1 or more"));
-            }
+            params.check().map_err(|e| format!("{name}.{e}"))?;
             if params.max_seconds.is_some() {
                 return Err(format!("{name}.max_seconds: a book's searches are budgeted in visits, not time"));
             }

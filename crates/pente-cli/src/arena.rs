@@ -59,6 +59,14 @@ pub struct ArenaArgs {
     /// An opening book for player B.
     #[arg(long, value_name = "BOOK")]
     book_b: Option<PathBuf>,
+    /// Change one of player A's search settings, as in a config's `search`
+    /// table: `c_puct=2.0`, `fpu_reduction=0.1`, `tactics.verify_moves=3`
+    /// (repeat it for more). For tuning a setting against the player without it.
+    #[arg(long, value_name = "SETTING=VALUE")]
+    set_a: Vec<String>,
+    /// Change one of player B's search settings, as --set-a does for A.
+    #[arg(long, value_name = "SETTING=VALUE")]
+    set_b: Vec<String>,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -73,7 +81,8 @@ pub fn run(args: &ArenaArgs) -> anyhow::Result<ExitCode> {
     let b = PlayerSpec::parse_at(&args.b, args.level).map_err(|e| anyhow::anyhow!("--b: {e}"))?;
     let networks = [&a, &b].iter().any(|spec| matches!(spec.kind, PlayerKind::Model(_)));
     let backend: Arc<dyn Backend> = if networks { args.backend.choose()? } else { Arc::new(BurnBackend::cpu()) };
-    let (mut a, mut b) = (a.load(backend.as_ref())?, b.load(backend.as_ref())?);
+    let mut a = a.load(backend.as_ref())?.with_settings(&args.set_a).map_err(|e| anyhow::anyhow!("--set-a: {e}"))?;
+    let mut b = b.load(backend.as_ref())?.with_settings(&args.set_b).map_err(|e| anyhow::anyhow!("--set-b: {e}"))?;
     if let Some(book) = args.book.open(Some(rules))? {
         a = a.with_book(book)?;
     }

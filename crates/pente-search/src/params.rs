@@ -47,6 +47,42 @@ pub struct SearchParams {
     pub move_temperature: f32,
 }
 
+impl SearchParams {
+    /// What is wrong with these settings, naming the setting (as a
+    /// config's `search` table spells it); a search with them would not run.
+    ///
+    /// # Errors
+    /// The first setting out of its range.
+    pub fn check(&self) -> Result<(), String> {
+        let non_negative = |value: f32| value.is_finite() && value >= 0.0;
+        if self.visits == 0 {
+            return Err("visits must be at least 1".into());
+        }
+        if self.max_seconds.is_some_and(|s| !(s.is_finite() && s > 0.0)) {
+            return Err("max_seconds must be more than 0".into());
+        }
+        if self.leaves_per_call == 0 {
+            return Err("leaves_per_call must be at least 1".into());
+        }
+        if !(non_negative(self.c_puct) && self.c_puct_base.is_finite() && self.c_puct_base > 0.0) {
+            return Err("c_puct must be 0 or more and c_puct_base more than 0".into());
+        }
+        if !self.fpu_reduction.is_finite() {
+            return Err("fpu_reduction must be a number".into());
+        }
+        if !((0.0..=1.0).contains(&self.dirichlet_fraction) && non_negative(self.dirichlet_total_alpha)) {
+            return Err("dirichlet_fraction must be between 0 and 1 and dirichlet_total_alpha 0 or more".into());
+        }
+        if !(non_negative(self.forced_playouts) && non_negative(self.move_temperature)) {
+            return Err("forced_playouts and move_temperature must be 0 or more".into());
+        }
+        if self.gumbel.as_ref().is_some_and(|g| g.considered == 0) {
+            return Err("gumbel.considered must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
 impl Default for SearchParams {
     fn default() -> SearchParams {
         SearchParams {

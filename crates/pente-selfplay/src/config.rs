@@ -179,9 +179,7 @@ impl SelfPlayConfig {
         if self.games_in_flight == 0 {
             return Err("games_in_flight must be at least 1".into());
         }
-        if self.search.visits == 0 {
-            return Err("search.visits must be at least 1".into());
-        }
+        self.search.check().map_err(|e| format!("search.{e}"))?;
         if !(0.0..=1.0).contains(&self.resign.playout_fraction) {
             return Err("resign.playout_fraction must be between 0 and 1".into());
         }

@@ -281,6 +281,37 @@ impl Player {
         Ok(self)
     }
 
+    /// This player with some of its search settings changed: each of
+    /// `settings` a TOML assignment to a field of [`SearchParams`], as
+    /// `c_puct = 2.0` or `tactics.verify_moves = 3` (its name gets
+    /// `+c_puct=2.0` for each). For tuning a setting against the player
+    /// without it.
+    ///
+    /// # Errors
+    /// [`TrainError::Config`] for an assignment that is not TOML, names no
+    /// setting or has a value of the wrong type, and for a `pente -text`
+    /// player (its program has its own settings).
+    pub fn with_settings(mut self, settings: &[String]) -> Result<Player, TrainError> {
+        if settings.is_empty() {
+            return Ok(self);
+        }
+        let name = self.name.clone();
+        let Engine::Search { params, .. } = &mut self.engine else {
+            return Err(TrainError::Config(format!("{name}: an external program has no search settings to change")));
+        };
+        let bad = |e: &dyn std::fmt::Display| TrainError::Config(format!("{name}: search settings {settings:?}: {e}"));
+        let patch: toml::Table = settings.join("\n").parse().map_err(|e| bad(&e))?;
+        let mut merged = toml::Table::try_from(&*params).map_err(|e| bad(&e))?;
+        merge_table(&mut merged, patch);
+        *params = merged.try_into().map_err(|e| bad(&e))?;
+        params.check().map_err(|e| bad(&e))?;
+        for setting in settings {
+            self.name.push('+');
+            self.name.extend(setting.chars().filter(|c| !c.is_whitespace()));
+        }
+        Ok(self)
+    }
+
     /// What it is, for the game records.
     fn settings(&self) -> serde_json::Value {
         match &self.engine {
@@ -301,6 +332,19 @@ impl Player {
             Engine::Search { params, .. } => Side::Search(Search::new(position.clone(), params.clone(), seed)),
             Engine::TextPente(config) => Side::TextPente(TextPente::start(config, color)?),
         })
+    }
+}
+
+/// Writes `patch` over `base`, table into table, so that a dotted key
+/// changes one field of a nested table and leaves its others.
+fn merge_table(base: &mut toml::Table, patch: toml::Table) {
+    for (key, value) in patch {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(inner)), toml::Value::Table(patch)) => merge_table(inner, patch),
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
     }
 }
 
@@ -1042,6 +1086,41 @@ mod tests {
         let result = play_match(&patient, &uniform, &config, None, &mut |_, _| {}).unwrap();
         assert_eq!(result.wins, 2, "{result:?}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `--set-a`/`--set-b`: assignments change the named settings, nested
+    /// ones by dotted keys, leave the others, and name the player by them;
+    /// a setting that does not exist, a value of the wrong type or out of
+    /// range, and an external program are refused, naming the setting.
+    #[test]
+    fn search_settings_are_changed_by_name() {
+        let cpu = pente_nn::BurnBackend::cpu();
+        let load = || PlayerSpec::parse("heuristic@100+verify2").unwrap().load(&cpu).unwrap();
+        let settings = ["c_puct = 2.5".to_string(), "tactics.root.max_nodes=700".to_string()];
+        let changed = load().with_settings(&settings).unwrap();
+        assert_eq!(changed.name, "heuristic@100+verify2+c_puct=2.5+tactics.root.max_nodes=700");
+        let Engine::Search { params, .. } = &changed.engine else { panic!("a search") };
+        let Engine::Search { params: base, .. } = &load().engine else { panic!("a search") };
+        let mut expected = base.clone();
+        expected.c_puct = 2.5;
+        expected.tactics.root.max_nodes = 700;
+        assert_eq!(params, &expected, "two settings changed, the verify step and every other setting kept");
+        assert_eq!(load().with_settings(&[]).unwrap().name, "heuristic@100+verify2");
+
+        let refused = |setting: &str| match load().with_settings(&[setting.to_string()]) {
+            Err(TrainError::Config(message)) => message,
+            Err(e) => panic!("{setting}: {e}"),
+            Ok(_) => panic!("{setting} accepted"),
+        };
+        assert!(refused("c_pct = 2").contains("unknown field `c_pct`"));
+        assert!(refused("visits = \"many\"").contains("visits"));
+        assert!(refused("visits = 0").contains("visits must be at least 1"));
+        assert!(refused("tactics.root.nodes = 5").contains("unknown field `nodes`"));
+        assert!(refused("c_puct 2").contains("c_puct 2"));
+        let external = PlayerSpec::parse("pente-text:3").unwrap().load(&cpu);
+        if let Ok(external) = external {
+            assert!(external.with_settings(&settings).is_err());
+        }
     }
 
     #[test]
