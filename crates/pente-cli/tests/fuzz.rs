@@ -1,9 +1,9 @@
 //! Mutation fuzzing of every parser the toolkit exposes to files and
 //! requests: move lists, PGN, `games.csv`, `games.jsonl`, `samples.bin`,
-//! engine requests, configs and arena player specs. Inputs are the golden
-//! files and samples, mutated (bit flips, bytes and tokens inserted, cut,
-//! repeated or spliced from another seed); a parser may refuse any input
-//! with an error, but must never panic.
+//! engine requests, configs, and arena player specs and search settings.
+//! Inputs are the golden files and samples, mutated (bit flips, bytes and
+//! tokens inserted, cut, repeated or spliced from another seed); a parser
+//! may refuse any input with an error, but must never panic.
 //!
 //! The default run tries a few thousand inputs per parser. The full run,
 //! a million per parser (`PENTE_FUZZ_INPUTS` to change it):
@@ -351,6 +351,13 @@ fn configs(inputs: u64) {
     let specs = ["heuristic@64", "data/models/default@level9", "uniform@1.5s+nosolver", "pente-text:6"];
     fuzz("player specs", specs.map(|s| s.as_bytes().to_vec()).to_vec(), inputs, |input| {
         let _ = pente_train::PlayerSpec::parse(&text(input));
+    });
+    // `pente arena --set-a`: an assignment merged into a player's settings.
+    let backend = pente_nn::BurnBackend::cpu();
+    let player = pente_train::PlayerSpec::parse("heuristic@64").unwrap();
+    let settings = ["c_puct = 2.0", "tactics.root.max_nodes = 700", "gumbel = { considered = 8 }", "max_seconds = 0.5"];
+    fuzz("search settings", settings.map(|s| s.as_bytes().to_vec()).to_vec(), inputs, |input| {
+        let _ = player.load(&backend).unwrap().with_settings(&[text(input)]);
     });
 }
 
