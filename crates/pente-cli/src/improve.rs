@@ -104,6 +104,9 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
         );
     }
     println!("best network: {}", state.best.display());
+    if let Some(latest) = state.latest.as_ref().filter(|latest| **latest != state.best) {
+        println!("newest candidate, which the next iteration goes on from: {}", latest.display());
+    }
     let matches = final_matches(&config, &state);
     if !matches.is_empty() {
         println!("\nthe final network at {} visits:", config.arena.visits);

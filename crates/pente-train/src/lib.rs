@@ -14,7 +14,7 @@ pub use arena::{
 pub use data::{LaterCourse, ReplayWindow, TrainingPosition, sample_files};
 pub use error::TrainError;
 pub use pipeline::{
-    EloEntry, IterationSize, LoopArena, LoopConfig, LoopEvent, LoopState, NetShape, StageTimes, StoreLoop,
+    EloEntry, IterationSize, LoopArena, LoopConfig, LoopEvent, LoopState, NetShape, StageTimes, StoreLoop, TrainFrom,
     final_matches, run_loop,
 };
 pub use trainer::{

@@ -1,6 +1,6 @@
-//! The self-improvement loop: self-play with the best network, train a
-//! candidate on the recent samples, play it against the best, promote it if
-//! it wins. Every stage writes under `runs/<name>/` and is skipped when its
+//! The self-improvement loop: self-play with the best network (or the
+//! newest, see [`TrainFrom`]), train a candidate on the recent samples,
+//! play it against the best, promote it if it wins. Every stage writes under `runs/<name>/` and is skipped when its
 //! output is complete, so a killed loop continues where it was.
 
 use std::io::Write;
@@ -64,6 +64,10 @@ pub struct LoopConfig {
     /// plays far faster than a network and so can afford more games.
     #[serde(default)]
     pub bootstrap_iteration: Option<IterationSize>,
+    /// Which network each iteration's self-play plays and its candidate is
+    /// trained from: the best (the default) or the newest candidate.
+    #[serde(default)]
+    pub train_from: TrainFrom,
     /// Self-play of each iteration (`model` is set by the loop).
     pub selfplay: SelfPlayConfig,
     /// Training of each iteration (`samples` is set by the loop).
@@ -74,6 +78,23 @@ pub struct LoopConfig {
 
 fn default_runs_dir() -> PathBuf {
     PathBuf::from("runs")
+}
+
+/// Which network an iteration's self-play plays and its training starts
+/// from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrainFrom {
+    /// The best network, as AlphaGo Zero: a candidate the gate turns down is
+    /// dropped, so a gain too small for one gate to see is lost with it.
+    #[default]
+    Best,
+    /// The newest candidate, promoted or not, as AlphaZero: small gains add
+    /// up from one iteration to the next. The gate only chooses the best
+    /// network, the one rated, exported and shipped; an export keeps the
+    /// newest candidate in `latest/` when it is not the best, and a sitting
+    /// that starts from that folder goes on from it.
+    Latest,
 }
 
 /// The first network's shape.
@@ -161,6 +182,11 @@ pub struct LoopState {
     /// next waits for `selfplay.games` more).
     #[serde(default)]
     pub store_games: u64,
+    /// With `train_from = "latest"`: the newest candidate (or the one the
+    /// start folder carried), which the next iteration plays and trains
+    /// from; the best itself once that candidate is promoted.
+    #[serde(default)]
+    pub latest: Option<PathBuf>,
 }
 
 /// One row of the Elo table (`elo.csv`).
@@ -185,6 +211,15 @@ pub struct EloEntry {
 }
 
 impl LoopState {
+    /// The network the next iteration plays and trains from: the newest
+    /// candidate with `train_from = "latest"` once there is one, else the best.
+    fn current(&self, from: TrainFrom) -> &Path {
+        match (from, &self.latest) {
+            (TrainFrom::Latest, Some(latest)) => latest,
+            _ => &self.best,
+        }
+    }
+
     /// Makes the network in `dir`, rated `entry`, the best, its row added
     /// to the table.
     fn make_best(&mut self, entry: EloEntry, dir: PathBuf) {
@@ -725,6 +760,7 @@ fn init_first_network(
             (None, None) => unreachable!("checked when the loop started"),
         }
     }
+    state.latest = carried_latest(run)?;
     let info = load_info(&initial)?;
     state.best.clone_from(&initial);
     state.best_elo = info.elo.unwrap_or(0.0);
@@ -739,6 +775,22 @@ fn init_first_network(
         cpu_hours: state.cpu_hours,
     });
     save_state(&run.dir, state)
+}
+
+/// With `train_from = "latest"`, the newest candidate the start folder
+/// carries in `latest/`, saved whole under the run's `models/` (the folder
+/// keeps only its `model.json` and `model.safetensors`); else none.
+fn carried_latest(run: &Run<'_>) -> Result<Option<PathBuf>, TrainError> {
+    let Some(from) = run.config.start.as_ref().map(|start| start.join(LATEST_DIR)) else { return Ok(None) };
+    if run.config.train_from != TrainFrom::Latest || !from.join(pente_nn::store::INFO_FILE).is_file() {
+        return Ok(None);
+    }
+    let id = load_info(&from)?.id;
+    let dir = run.models().join(&id);
+    if !dir.join(pente_nn::store::INFO_FILE).is_file() {
+        start_model(&from, &id, &dir)?;
+    }
+    Ok(Some(dir))
 }
 
 /// The baselines against the first network (on a resume, only those added
@@ -778,7 +830,11 @@ fn run_iteration(
     let mut times =
         StageTimes { iteration: it.number, selfplay_s: clock.elapsed().as_secs_f64(), ..StageTimes::default() };
     let clock = Instant::now();
-    let candidate = train_candidate(run, it, steps, samples, &state.best, report)?;
+    let from = state.current(run.config.train_from).to_path_buf();
+    let candidate = train_candidate(run, it, steps, samples, &from, report)?;
+    if run.config.train_from == TrainFrom::Latest {
+        state.latest = Some(candidate.clone());
+    }
     times.train_s = clock.elapsed().as_secs_f64();
     let clock = Instant::now();
     let result = gate(run, it, &candidate, &state.best, report)?;
@@ -792,12 +848,14 @@ fn run_iteration(
     finish_iteration(run, it, &times, state, report)
 }
 
-/// Who plays an iteration's self-play: the bootstrap teacher until a first
-/// network is promoted, else the best network.
+/// Who plays an iteration's self-play: the bootstrap teacher until the loop
+/// has a network of its own to play (promoted, or with `train_from =
+/// "latest"` trained), else that network.
 fn selfplay_source(run: &Run<'_>, state: &LoopState) -> ModelSource {
-    match (&run.config.bootstrap, state.best == run.initial()) {
+    let current = state.current(run.config.train_from);
+    match (&run.config.bootstrap, current == run.initial()) {
         (Some(teacher), true) => ModelSource::parse(teacher),
-        _ => ModelSource::Network(state.best.clone()),
+        _ => ModelSource::Network(current.to_path_buf()),
     }
 }
 
@@ -858,6 +916,10 @@ fn iteration_dir(dir: &Path, k: u32) -> PathBuf {
 /// Where a run keeps the samples it carried in from its start's folder,
 /// and where an export keeps the samples it carries on.
 const WINDOW_DIR: &str = "window";
+
+/// Where an export keeps the newest candidate when it is not the best
+/// (`train_from = "latest"`).
+const LATEST_DIR: &str = "latest";
 
 /// The carried samples in `dir` (`samples-<generation>.bin`), oldest first,
 /// with their generations; none if there is no such folder.
@@ -995,7 +1057,7 @@ fn gate_verdict(state: &LoopState, result: &MatchResult, promote_score: f64, it:
 
 /// Promotes the candidate in `candidate`, rated `entry`: copied under
 /// `models/` with its rating and lineage, published on the store, and made
-/// the best.
+/// the best (and the newest network, with `train_from = "latest"`).
 fn promote(run: &Run<'_>, candidate: &Path, entry: EloEntry, state: &mut LoopState) -> Result<(), TrainError> {
     let promoted = run.models().join(&entry.model);
     copy_model(candidate, &promoted)?;
@@ -1008,6 +1070,10 @@ fn promote(run: &Run<'_>, candidate: &Path, entry: EloEntry, state: &mut LoopSta
     pente_nn::store::save_info(&info, &promoted)?;
     if let Some(link) = run.store {
         link.store.publish_model(&entry.model, &promoted, &pente_nn::store::MODEL_FILES)?;
+    }
+    if state.latest.is_some() {
+        // The same network: the next iteration goes on from the best.
+        state.latest = Some(promoted.clone());
     }
     state.make_best(entry, promoted);
     Ok(())
@@ -1094,7 +1160,34 @@ fn export_stage(
         let window = to.join(WINDOW_DIR);
         std::fs::remove_dir_all(&window).map_err(io(&window))?;
     }
+    carry_latest_out(run, state, to)?;
     export_best(&run.dir, state, run.first, to)
+}
+
+/// The export's `latest/`: with `train_from = "latest"`, the newest
+/// candidate when the gate did not make it the best, as `model.json` and
+/// `model.safetensors` alone (the weights once, a third of a model folder);
+/// the folder is removed otherwise. Written beside it and renamed, so a
+/// kill leaves the old one or the new one.
+fn carry_latest_out(run: &Run<'_>, state: &LoopState, to: &Path) -> Result<(), TrainError> {
+    use pente_nn::store::{INFO_FILE, SAFETENSORS_FILE};
+    let dir = to.join(LATEST_DIR);
+    let remove = |path: &Path| match std::fs::remove_dir_all(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(path)(e)),
+        _ => Ok(()),
+    };
+    let newer = match (&state.latest, run.config.train_from) {
+        (Some(latest), TrainFrom::Latest) if *latest != state.best => latest,
+        _ => return remove(&dir),
+    };
+    let partial = dir.with_extension("tmp");
+    remove(&partial)?;
+    std::fs::create_dir_all(&partial).map_err(io(&partial))?;
+    for file in [INFO_FILE, SAFETENSORS_FILE] {
+        std::fs::copy(newer.join(file), partial.join(file)).map_err(io(&newer.join(file)))?;
+    }
+    remove(&dir)?;
+    std::fs::rename(&partial, &dir).map_err(io(&dir))
 }
 
 /// `config` for a run on `store`: it starts from the store's current model
@@ -1109,6 +1202,11 @@ fn store_config(config: &LoopConfig, store: &Store) -> Result<LoopConfig, TrainE
     if config.carry_window > 0 {
         return Err(TrainError::Config(
             "carry_window: a run on a store trains on the store's chunks, which outlast a sitting already".into(),
+        ));
+    }
+    if config.train_from == TrainFrom::Latest {
+        return Err(TrainError::Config(
+            "train_from = \"latest\": a run on a store trains from the best network, the one its workers play".into(),
         ));
     }
     let current = store.current_model()?;
@@ -1368,6 +1466,7 @@ mod tests {
             first_generation: Some(0),
             table: vec![entry(0, "ci-0", -20.0), entry(2, "ci-2", 100.0)],
             store_games: 0,
+            latest: None,
         }
     }
 

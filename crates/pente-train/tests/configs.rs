@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use pente_nn::BurnBackend;
-use pente_train::{EloEntry, IterationSize, LoopConfig, LoopEvent, TrainConfig, WindowGrowth, run_loop};
+use pente_train::{EloEntry, IterationSize, LoopConfig, LoopEvent, TrainConfig, TrainFrom, WindowGrowth, run_loop};
 
 fn configs() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs")
@@ -263,5 +263,78 @@ fn a_run_starts_from_a_model_directory() {
     assert_eq!(again.table, third.table);
     assert_eq!(pente_nn::store::load_info(&exported).unwrap(), exported_info);
     assert_eq!(std::fs::read_to_string(exported.join("timings.csv")).unwrap().lines().count(), 3);
+    std::fs::remove_dir_all(runs).unwrap();
+}
+
+/// With `train_from = "latest"` each iteration plays and trains from the
+/// newest candidate, promoted or not; the export carries it in `latest/`
+/// when it is not the best, and the next sitting goes on from it. Back on
+/// `best`, the export's `latest/` goes.
+#[test]
+fn a_run_can_go_on_from_its_newest_candidate() {
+    let mut config = LoopConfig::load(&configs().join("loop-ci.toml")).unwrap();
+    let runs = std::env::temp_dir().join(format!("pente-train-latest-{}", std::process::id()));
+    config.runs_dir = runs.join("first");
+    let exported = runs.join("exported");
+    config.export = Some(exported.clone());
+    config.iterations = 2;
+    config.selfplay.games = 8;
+    config.train.steps = 10;
+    config.arena.games = 2;
+    config.arena.baselines.clear();
+    // No candidate can score more than 100 %: none is promoted.
+    config.arena.promote_score = 1.5;
+    config.train_from = TrainFrom::Latest;
+    let info = |dir: &Path| pente_nn::store::load_info(dir).unwrap();
+    let parent = |dir: &Path| info(&dir.join("train/checkpoint")).parent.unwrap();
+    let played = |dir: &Path| std::fs::read_to_string(dir.join("selfplay/selfplay.toml")).unwrap();
+
+    let state = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
+    let dir = config.run_dir();
+    assert_eq!(info(&state.best).id, "ci-0", "nothing promoted");
+    assert_eq!(state.latest, Some(dir.join("iter-002/train/checkpoint")));
+    assert_eq!(parent(&dir.join("iter-001")), "ci-0");
+    assert_eq!(parent(&dir.join("iter-002")), "ci-1", "trained from the rejected candidate");
+    assert!(played(&dir.join("iter-002")).contains("iter-001/train/checkpoint"), "{}", played(&dir.join("iter-002")));
+    // The export: the best network, and the newest candidate's weights once.
+    assert_eq!(info(&exported).id, "ci-0");
+    let mut carried: Vec<String> = std::fs::read_dir(exported.join("latest"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    carried.sort();
+    assert_eq!(carried, ["model.json", "model.safetensors"]);
+    assert_eq!(info(&exported.join("latest")).id, "ci-2");
+
+    // The next sitting goes on from the carried candidate, named on from it.
+    config.start = Some(exported.clone());
+    config.net = None;
+    config.runs_dir = runs.join("second");
+    config.iterations = 1;
+    let second = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
+    let dir = config.run_dir();
+    assert!(dir.join("models/ci-2/model.onnx").is_file(), "saved whole for self-play");
+    assert!(played(&dir.join("iter-001")).contains("models/ci-2"), "{}", played(&dir.join("iter-001")));
+    assert_eq!(info(&dir.join("iter-001/train/checkpoint")).id, "ci-3");
+    assert_eq!(parent(&dir.join("iter-001")), "ci-2");
+    assert_eq!(info(&second.best).id, "ci-0");
+    assert_eq!(info(&exported.join("latest")).id, "ci-3");
+
+    // A candidate promoted is the best and the newest at once: the export
+    // has no `latest/` then.
+    config.arena.promote_score = 0.0;
+    config.runs_dir = runs.join("third");
+    let third = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
+    assert_eq!(parent(&config.run_dir().join("iter-001")), "ci-3");
+    assert_eq!((info(&third.best).id.as_str(), third.latest.as_ref()), ("ci-4", Some(&third.best)));
+    assert!(!exported.join("latest").exists());
+
+    // Back on the best: it trains from the best.
+    config.train_from = TrainFrom::Best;
+    config.runs_dir = runs.join("fourth");
+    let fourth = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
+    assert_eq!(fourth.latest, None);
+    assert_eq!(parent(&config.run_dir().join("iter-001")), "ci-4");
     std::fs::remove_dir_all(runs).unwrap();
 }
