@@ -1,7 +1,8 @@
 //! The self-improvement loop: self-play with the best network (or the
 //! newest, see [`TrainFrom`]), train a candidate on the recent samples,
-//! play it against the best, promote it if it wins. Every stage writes under `runs/<name>/` and is skipped when its
-//! output is complete, so a killed loop continues where it was.
+//! play it against the best, promote it if it wins. Every stage writes
+//! under `runs/<name>/` and is skipped when its output is complete, so a
+//! killed loop continues where it was.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
