@@ -137,8 +137,14 @@ pub struct IterationSize {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LoopArena {
-    /// Games of candidate against best (and against each baseline).
+    /// Games of the candidate against the best (and of the final network
+    /// against the first, and against each baseline unless `baseline_games`).
     pub games: u32,
+    /// Games against each baseline, when not `games`: a gate of a few
+    /// hundred games tells small gains from noise, and a slow external
+    /// baseline (`pente-text`) need not play as many.
+    #[serde(default)]
+    pub baseline_games: Option<u32>,
     /// Playouts per move of both sides.
     pub visits: u32,
     /// Random opening moves of each game pair.
@@ -347,8 +353,8 @@ impl LoopConfig {
         }
         self.selfplay.check().map_err(|e| format!("selfplay: {e}"))?;
         self.train.check().map_err(|e| format!("train: {e}"))?;
-        if self.arena.games == 0 || self.arena.visits == 0 {
-            return Err("arena: games and visits must be at least 1".into());
+        if self.arena.games == 0 || self.arena.visits == 0 || self.arena.baseline_games == Some(0) {
+            return Err("arena: games, baseline_games and visits must be at least 1".into());
         }
         for baseline in &self.arena.baselines {
             let spec = baseline_spec(baseline, self.arena.visits).map_err(|e| format!("arena: baseline {e}"))?;
@@ -408,13 +414,8 @@ impl LoopConfig {
     }
 
     /// How arenas are played.
-    fn arena_config(&self, seed: u64) -> ArenaConfig {
-        ArenaConfig {
-            games: self.arena.games,
-            rules: self.arena_rules(),
-            opening_plies: self.arena.opening_plies,
-            seed,
-        }
+    fn arena_config(&self, seed: u64, games: u32) -> ArenaConfig {
+        ArenaConfig { games, rules: self.arena_rules(), opening_plies: self.arena.opening_plies, seed }
     }
 }
 
@@ -1043,7 +1044,9 @@ fn gate(
     report: &mut dyn FnMut(LoopEvent<'_>),
 ) -> Result<MatchResult, TrainError> {
     report(LoopEvent::Stage { iteration: it.number, stage: "arena", detail: format!("{} against the best", it.id) });
-    let arena = run.config.arena_config(run.config.selfplay.seed ^ (u64::from(run.first + it.number) << 32));
+    let arena = run
+        .config
+        .arena_config(run.config.selfplay.seed ^ (u64::from(run.first + it.number) << 32), run.config.arena.games);
     let (candidate, best) = (run.arena_spec(candidate), run.arena_spec(best));
     cached_match(&it.dir.join("arena.json"), &candidate, &best, &arena, run.backend, report)
 }
@@ -1118,7 +1121,7 @@ fn final_stage(
             stage: "final",
             detail: "the best network against the first".into(),
         });
-        let arena = run.config.arena_config(run.config.selfplay.seed ^ 0xF1F1);
+        let arena = run.config.arena_config(run.config.selfplay.seed ^ 0xF1F1, run.config.arena.games);
         let (best_spec, first_spec) = (run.arena_spec(&best), run.arena_spec(&run.initial()));
         let result = cached_match(&final_path(&run.dir, last), &best_spec, &first_spec, &arena, run.backend, report)?;
         state.table.push(final_entry(state, &best, &result, best_hours));
@@ -1391,7 +1394,10 @@ fn rate_baselines(
             detail: format!("{baseline} against {}", model.display()),
         });
         let network = PlayerSpec::model(model, config.arena.visits);
-        let arena = config.arena_config(config.selfplay.seed ^ 0xBA5E ^ u64::from(iteration));
+        let arena = config.arena_config(
+            config.selfplay.seed ^ 0xBA5E ^ u64::from(iteration),
+            config.arena.baseline_games.unwrap_or(config.arena.games),
+        );
         let result =
             cached_match(&baseline_path(dir, baseline, iteration), &spec, &network, &arena, run.backend, report)?;
         state.table.push(EloEntry::rated(iteration, name, model_elo, &result, model_hours));

@@ -53,6 +53,8 @@ fn the_ci_loop_runs_and_resumes() {
     config.net.as_mut().unwrap().aux_heads = true;
     config.train.window = 50;
     config.train.window_growth = Some(WindowGrowth { exponent: 0.75, scale: 0.4 });
+    // Baselines play fewer games than the gate.
+    config.arena.baseline_games = Some(2);
     let mut stages = Vec::new();
     let state = run_loop(&config, &BurnBackend::cpu(), None, &mut |event| {
         if let pente_train::LoopEvent::Stage { stage, .. } = event {
@@ -82,6 +84,11 @@ fn the_ci_loop_runs_and_resumes() {
     let elo = std::fs::read_to_string(dir.join("elo.csv")).unwrap();
     assert!(elo.starts_with("iteration,model,elo,elo_low,elo_high,games,cpu_hours\n"));
     assert!(elo.contains("ci-0") && elo.contains("uniform@8"));
+    let games = |model: &str| state.table.iter().filter(|e| e.model == model).map(|e| e.games).collect::<Vec<_>>();
+    assert!(games("uniform@8").iter().all(|&n| n == 2), "{:?}", state.table);
+    let gate: pente_train::MatchResult =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("iter-001/arena.json")).unwrap()).unwrap();
+    assert_eq!(gate.wins + gate.losses + gate.draws, config.arena.games);
     // Run again: everything is done, nothing is redone.
     let mut again = Vec::new();
     let second = run_loop(&config, &BurnBackend::cpu(), None, &mut |event| {
