@@ -2,6 +2,8 @@
 //! "same" convolution's input (im2col) and the passes of batch norm. Work
 //! is split by sample, so every thread writes its own contiguous slice.
 
+use std::mem::MaybeUninit;
+
 use rayon::prelude::*;
 
 /// The shape of a batch: samples, channels, plane size.
@@ -121,12 +123,15 @@ impl Shift {
     }
 }
 
-/// Sums each channel over samples and points: `plane_sum(n, ci)` is the
-/// sum over the plane of sample `n`, channel `ci`; planes add up in `f64`.
-fn channel_sums(shape: Planes, plane_sum: impl Fn(usize, usize) -> f64 + Sync) -> Vec<f64> {
-    let per_sample: Vec<Vec<f64>> =
-        (0..shape.n).into_par_iter().map(|n| (0..shape.c).map(|ci| plane_sum(n, ci)).collect()).collect();
-    (0..shape.c).map(|ci| per_sample.iter().map(|s| s[ci]).sum()).collect()
+/// Two sums of each plane (sample `n`, channel `ci`) by `plane_sums(n, ci)`,
+/// worked out sample by sample in parallel; per sample, then channel.
+fn plane_sums(shape: Planes, plane_sums: impl Fn(usize, usize) -> [f64; 2] + Sync) -> Vec<Vec<[f64; 2]>> {
+    (0..shape.n).into_par_iter().map(|n| (0..shape.c).map(|ci| plane_sums(n, ci)).collect()).collect()
+}
+
+/// Channel `ci`'s sums over the samples of [`plane_sums`].
+fn channel_sums(per_sample: &[Vec<[f64; 2]>], ci: usize) -> [f64; 2] {
+    per_sample.iter().fold([0.0; 2], |[a, b], s| [a + s[ci][0], b + s[ci][1]])
 }
 
 /// The sum of `f` over the paired elements of `a` and `b`, in `f32` lanes
@@ -165,23 +170,37 @@ impl NormStats {
     }
 }
 
-/// The mean and biased variance of each channel of `x` (two passes, so a
-/// large mean costs no precision).
+/// The mean and biased variance of each channel of `x`, in one pass over
+/// memory: each plane's sum, then (while the plane is still in cache) its
+/// squared deviations from its own mean, so a large mean costs no
+/// precision; the planes' figures are then merged exactly.
 pub(crate) fn norm_stats(x: &[f32], shape: Planes) -> NormStats {
-    let count = (shape.n * shape.plane()) as f64;
-    let plane = |n, ci| plane_of(x, shape, n, ci);
-    let mean: Vec<f64> = channel_sums(shape, |n, ci| lane_sum(plane(n, ci), plane(n, ci), |v, _| v))
-        .into_iter()
-        .map(|s| s / count)
-        .collect();
-    let variance = channel_sums(shape, |n, ci| {
-        let m = mean[ci] as f32;
-        lane_sum(plane(n, ci), plane(n, ci), |v, _| (v - m) * (v - m))
+    let points = shape.plane() as f64;
+    let count = shape.n as f64 * points;
+    // Each plane's sum and squared deviations from its own mean `m`.
+    let per_sample = plane_sums(shape, |n, ci| {
+        let plane = plane_of(x, shape, n, ci);
+        let sum = lane_sum(plane, plane, |v, _| v);
+        let m = (sum / points) as f32;
+        [sum, lane_sum(plane, plane, |v, _| (v - m) * (v - m))]
     });
-    NormStats {
-        mean: mean.iter().map(|&m| m as f32).collect(),
-        variance: variance.iter().map(|&v| (v / count) as f32).collect(),
+    let (mut mean, mut variance) = (Vec::with_capacity(shape.c), Vec::with_capacity(shape.c));
+    for ci in 0..shape.c {
+        let total = channel_sums(&per_sample, ci)[0] / count;
+        // Squares about the channel's mean from squares about each plane's
+        // `m`: sum (v - M)^2 = sum (v - m)^2 + 2 (m - M) (sum - points m) + points (m - M)^2.
+        let squares: f64 = per_sample
+            .iter()
+            .map(|s| {
+                let [sum, squares] = s[ci];
+                let m = f64::from((sum / points) as f32);
+                squares + 2.0 * (m - total) * (sum - points * m) + points * (m - total) * (m - total)
+            })
+            .sum();
+        mean.push(total as f32);
+        variance.push((squares / count) as f32);
     }
+    NormStats { mean, variance }
 }
 
 /// `y = relu?(gamma * (x - mean) / std + beta + residual?)`, written into `out`.
@@ -192,7 +211,7 @@ pub(crate) fn norm_apply(
     shift: &[f32],
     residual: Option<&[f32]>,
     relu: bool,
-    out: &mut [f32],
+    out: &mut [MaybeUninit<f32>],
 ) {
     let plane = shape.plane();
     let rectify = |y: f32| if relu { y.max(0.0) } else { y };
@@ -203,37 +222,80 @@ pub(crate) fn norm_apply(
                 Some(residual) => {
                     let residual = plane_of(residual, shape, n, ci);
                     for ((o, &v), &r) in out.iter_mut().zip(x).zip(residual) {
-                        *o = rectify(a * v + b + r);
+                        o.write(rectify(a * v + b + r));
                     }
                 }
-                None => out.iter_mut().zip(x).for_each(|(o, &v)| *o = rectify(a * v + b)),
+                None => out.iter_mut().zip(x).for_each(|(o, &v)| {
+                    o.write(rectify(a * v + b));
+                }),
             }
         }
     });
 }
 
+/// What batch norm's backward pass reads besides the gradient.
+pub(crate) struct NormInputs<'a> {
+    /// The forward pass's input.
+    pub x: &'a [f32],
+    pub shape: Planes,
+    pub gamma: &'a [f32],
+    pub stats: &'a NormStats,
+    pub inverse_std: &'a [f32],
+    /// The forward pass's output when a ReLU ended it (its mask).
+    pub rectified: Option<&'a [f32]>,
+}
+
 /// Backward pass of [`norm_apply`] with batch statistics: `grad`, the
-/// gradient of the output already masked by the ReLU, is overwritten with
-/// the input's gradient; returns the gradients of gamma and beta.
+/// gradient of the output, is overwritten with the input's gradient, and
+/// `residual`, when given, receives the gradient through the ReLU (the
+/// residual's); returns the gradients of gamma and beta. Two passes over
+/// memory: the ReLU's mask, the residual's copy and both sums, plane by
+/// plane while it is in cache; then the input's gradient.
 pub(crate) fn norm_backward(
-    x: &[f32],
-    shape: Planes,
-    gamma: &[f32],
-    stats: &NormStats,
-    inverse_std: &[f32],
+    inputs: &NormInputs,
     grad: &mut [f32],
+    residual: Option<&mut [MaybeUninit<f32>]>,
 ) -> (Vec<f32>, Vec<f32>) {
-    let count = (shape.n * shape.plane()) as f64;
-    let (grads, xs) = (|n, ci| plane_of(grad, shape, n, ci), |n, ci| plane_of(x, shape, n, ci));
-    let beta = channel_sums(shape, |n, ci| lane_sum(grads(n, ci), grads(n, ci), |g, _| g));
-    let gamma_grad = channel_sums(shape, |n, ci| {
-        let (mean, inv) = (stats.mean[ci], inverse_std[ci]);
-        lane_sum(grads(n, ci), xs(n, ci), |g, v| g * (v - mean) * inv)
-    });
-    let mean_grad: Vec<f32> = beta.iter().map(|&s| (s / count) as f32).collect();
-    let mean_projected: Vec<f32> = gamma_grad.iter().map(|&s| (s / count) as f32).collect();
-    let plane = shape.plane();
-    grad.par_chunks_mut(shape.sample()).zip(x.par_chunks(shape.sample())).for_each(|(grad, x)| {
+    let NormInputs { x, shape, gamma, stats, inverse_std, rectified } = *inputs;
+    let (plane, sample) = (shape.plane(), shape.sample());
+    let sums = |n: usize, grad: &mut [f32], mut residual: Option<&mut [MaybeUninit<f32>]>| -> Vec<[f64; 2]> {
+        (0..shape.c)
+            .map(|ci| {
+                let grad = &mut grad[ci * plane..][..plane];
+                if let Some(output) = rectified {
+                    relu_mask(grad, plane_of(output, shape, n, ci));
+                }
+                if let Some(residual) = residual.as_deref_mut() {
+                    residual[ci * plane..][..plane].iter_mut().zip(&*grad).for_each(|(r, &g)| {
+                        r.write(g);
+                    });
+                }
+                let mean = stats.mean[ci];
+                [lane_sum(grad, grad, |g, _| g), lane_sum(grad, plane_of(x, shape, n, ci), |g, v| g * (v - mean))]
+            })
+            .collect()
+    };
+    let per_sample: Vec<Vec<[f64; 2]>> = match residual {
+        Some(residual) => grad
+            .par_chunks_mut(sample)
+            .zip(residual.par_chunks_mut(sample))
+            .enumerate()
+            .map(|(n, (grad, residual))| sums(n, grad, Some(residual)))
+            .collect(),
+        None => grad.par_chunks_mut(sample).enumerate().map(|(n, grad)| sums(n, grad, None)).collect(),
+    };
+    let count = (shape.n * plane) as f64;
+    let (mut gamma_grad, mut beta_grad) = (Vec::with_capacity(shape.c), Vec::with_capacity(shape.c));
+    let (mut mean_grad, mut mean_projected) = (Vec::with_capacity(shape.c), Vec::with_capacity(shape.c));
+    for (ci, &inv) in inverse_std.iter().enumerate() {
+        let [beta, centred] = channel_sums(&per_sample, ci);
+        let projected = centred * f64::from(inv);
+        gamma_grad.push(projected as f32);
+        beta_grad.push(beta as f32);
+        mean_grad.push((beta / count) as f32);
+        mean_projected.push((projected / count) as f32);
+    }
+    grad.par_chunks_mut(sample).zip(x.par_chunks(sample)).for_each(|(grad, x)| {
         for (ci, (grad, x)) in grad.chunks_mut(plane).zip(x.chunks(plane)).enumerate() {
             let (scale, mean, inv) = (gamma[ci] * inverse_std[ci], stats.mean[ci], inverse_std[ci]);
             let (g_mean, projected) = (mean_grad[ci], mean_projected[ci]);
@@ -242,17 +304,15 @@ pub(crate) fn norm_backward(
             }
         }
     });
-    (gamma_grad.iter().map(|&s| s as f32).collect(), beta.iter().map(|&s| s as f32).collect())
+    (gamma_grad, beta_grad)
 }
 
 /// `grad` where `output > 0`, else 0: the gradient through a ReLU.
-pub(crate) fn relu_mask(grad: &mut [f32], output: &[f32]) {
-    grad.par_chunks_mut(1 << 14).zip(output.par_chunks(1 << 14)).for_each(|(g, y)| {
-        // A select rather than a conditional store, so it vectorizes.
-        for (g, &y) in g.iter_mut().zip(y) {
-            *g = if y <= 0.0 { 0.0 } else { *g };
-        }
-    });
+fn relu_mask(grad: &mut [f32], output: &[f32]) {
+    // A select rather than a conditional store, so it vectorizes.
+    for (g, &y) in grad.iter_mut().zip(output) {
+        *g = if y <= 0.0 { 0.0 } else { *g };
+    }
 }
 
 #[cfg(test)]

@@ -2,40 +2,81 @@
 //! AVX2/FMA kernels at run time by what the CPU has (`ndarray`'s
 //! `matrixmultiply` has no AVX-512 kernels: on AVX-512 machines training ran
 //! at 0.55-0.58x PyTorch). The crate's one entry point takes raw pointers;
-//! this module is the only `unsafe` of the workspace, behind a safe function
-//! that checks every shape.
+//! this module and [`crate::uninit`] are the only `unsafe` of the workspace,
+//! behind safe functions that check every shape.
 #![allow(unsafe_code)]
 
+use std::mem::MaybeUninit;
+
 use ndarray::ArrayView2;
+
+/// Where a product may be written: initialized floats, or memory not yet
+/// written (a product with `beta == 0` never reads what it overwrites).
+/// Sealed: both types are laid out as an `f32`.
+pub(crate) trait Destination: sealed::Sealed {
+    /// Writes `value` here.
+    fn set(&mut self, value: f32);
+}
+
+impl Destination for f32 {
+    fn set(&mut self, value: f32) {
+        *self = value;
+    }
+}
+
+impl Destination for MaybeUninit<f32> {
+    fn set(&mut self, value: f32) {
+        self.write(value);
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for std::mem::MaybeUninit<f32> {}
+}
 
 /// `c = a b + beta c`, with `c` row-major (`a` and `b` may be transposed views).
 ///
 /// # Panics
 /// If the shapes do not fit.
 pub(crate) fn gemm(a: ArrayView2<f32>, b: ArrayView2<f32>, beta: f32, c: &mut [f32]) {
+    product(a, b, beta, c);
+}
+
+/// `c = a b`, with `c` row-major, written in full whatever it held (or
+/// whether it was initialized).
+///
+/// # Panics
+/// If the shapes do not fit.
+pub(crate) fn gemm_into<T: Destination>(a: ArrayView2<f32>, b: ArrayView2<f32>, c: &mut [T]) {
+    product(a, b, 0.0, c);
+}
+
+fn product<T: Destination>(a: ArrayView2<f32>, b: ArrayView2<f32>, beta: f32, c: &mut [T]) {
     let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
     assert_eq!(b.nrows(), k, "the product's inner dimensions");
     assert_eq!(c.len(), m * n, "the product's size");
     if m == 0 || n == 0 {
         return;
     }
-    if k == 0 {
-        c.iter_mut().for_each(|x| *x *= beta);
-        return;
-    }
+    let c = c.as_mut_ptr().cast::<f32>();
     let (a_strides, b_strides) = (a.strides(), b.strides());
     // SAFETY: `a` and `b` are views of initialized memory valid for their
     // shapes at their strides (ndarray guarantees it), `c` holds exactly
-    // m x n elements at row stride n and column stride 1 (checked above),
-    // and it is borrowed mutably, so it overlaps neither input. `gemm`
-    // computes `dst = alpha dst + beta lhs rhs`, reading `dst` only when
-    // asked: with `read_dst` false, `c`'s old values are never read.
+    // m x n elements laid out as `f32`s (the `Destination` types) at row
+    // stride n and column stride 1 (checked above), and it is borrowed
+    // mutably, so it overlaps neither input. `gemm` computes `dst = alpha
+    // dst + beta lhs rhs`, reading `dst` only when asked: `beta` is non-zero
+    // only through `gemm`, whose `c` is initialized, and with `read_dst`
+    // false `c`'s old values are never read. With k == 0 the product is
+    // zero: `gemm` then writes `alpha dst` (or zeros) into every element.
     unsafe {
         gemm::gemm(
             m,
             n,
             k,
-            c.as_mut_ptr(),
+            c,
             1,
             n as isize,
             beta != 0.0,

@@ -17,6 +17,7 @@
 mod cpu;
 mod gemm;
 mod ops;
+mod uninit;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 

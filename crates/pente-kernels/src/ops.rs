@@ -2,6 +2,7 @@
 //! with hand-written backward passes for its autodiff decorator.
 
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
 use burn::backend::autodiff::checkpoint::strategy::CheckpointStrategy;
@@ -15,8 +16,9 @@ use burn::tensor::{Shape, TensorData};
 use ndarray::{ArrayView2, s};
 use rayon::prelude::*;
 
-use crate::cpu::{self, NormStats, Planes, Unfold};
-use crate::gemm::gemm;
+use crate::cpu::{self, NormInputs, NormStats, Planes, Unfold};
+use crate::gemm::{Destination, gemm, gemm_into};
+use crate::uninit;
 
 /// Batch norm's output with the batch statistics it used.
 #[derive(ExtensionType)]
@@ -117,18 +119,18 @@ fn padded(plane: usize) -> usize {
 }
 
 /// `a` times the padded `b` (`[a.ncols, stride]`) into `out` (`[a.nrows,
-/// plane]`): straight when there is no padding, else through `product`
-/// (`[a.nrows, stride]`).
-fn gemm_unpadded(a: ArrayView2<f32>, b: &[f32], stride: usize, product: &mut [f32], out: &mut [f32]) {
+/// plane]`, written in full): straight when there is no padding, else
+/// through `product` (`[a.nrows, stride]`).
+fn gemm_unpadded<T: Destination>(a: ArrayView2<f32>, b: &[f32], stride: usize, product: &mut [f32], out: &mut [T]) {
     let b = matrix(b, a.ncols(), stride);
     let plane = out.len() / a.nrows();
     if plane == stride {
-        gemm(a, b, 0.0, out);
+        gemm_into(a, b, out);
         return;
     }
-    gemm(a, b, 0.0, product);
+    gemm_into(a, b, product);
     for (out, row) in out.chunks_mut(plane).zip(product.chunks(stride)) {
-        out.copy_from_slice(&row[..plane]);
+        out.iter_mut().zip(&row[..plane]).for_each(|(o, &v)| o.set(v));
     }
 }
 
@@ -143,26 +145,29 @@ fn conv_forward(x: &FlexTensor, weight: &FlexTensor) -> FlexTensor {
     let unfold = Unfold::new(shape, k, stride);
     let (xs, weight) = (values(x), values(weight));
     let weight = matrix(&weight, outputs, rows);
-    let mut out = vec![0.0; shape.n * outputs * plane];
-    out.par_chunks_mut(outputs * plane).zip(xs.par_chunks(shape.sample())).for_each_init(
-        || (vec![0.0; unfold.len()], vec![0.0; outputs * stride]),
-        |(cols, product), (out, x)| {
-            unfold.apply(x, cols);
-            gemm_unpadded(weight, cols, stride, product, out);
-        },
-    );
+    let convolve = |out: &mut [MaybeUninit<f32>]| {
+        out.par_chunks_mut(outputs * plane).zip(xs.par_chunks(shape.sample())).for_each_init(
+            || (vec![0.0; unfold.len()], vec![0.0; outputs * stride]),
+            |(cols, product), (out, x)| {
+                unfold.apply(x, cols);
+                gemm_unpadded(weight, cols, stride, product, out);
+            },
+        );
+    };
+    // SAFETY: the chunks, one per sample, cover the output, and
+    // `gemm_unpadded` writes each in full.
+    #[allow(unsafe_code)]
+    let out = unsafe { uninit::filled(shape.n * outputs * plane, convolve) };
     tensor(out, [shape.n, outputs, shape.h, shape.w])
 }
 
 /// Per-thread buffers of the convolution's backward pass.
+#[derive(Default)]
 struct Scratch {
+    /// The unfolded input or output gradient of a sample.
     cols: Vec<f32>,
-    grad_cols: Vec<f32>,
     product: Vec<f32>,
-    /// The thread's share of the weight's gradient, transposed (`[c*k*k,
-    /// o]`): as the product of the unfolded input and the transposed output
-    /// gradient the gemm crate reads the unfolded input in place (146
-    /// GFLOP/s against 98 for `[o, c*k*k]`, 32 channels on 19x19).
+    /// The thread's share of the weight's gradient.
     weight_grad: Vec<f32>,
 }
 
@@ -182,33 +187,83 @@ fn transposed_flipped(weight: &[f32], outputs: usize, channels: usize, k: usize)
     flipped
 }
 
-/// The gradients of [`conv_forward`] of the input and of the weight, sample
-/// by sample as the forward pass went; each thread sums its own weight
-/// gradient, transposed. Where input and output have as many channels, the input's
-/// gradient overwrites the output's, sample by sample.
-fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (FlexTensor, FlexTensor) {
+/// The gradients of [`conv_forward`] of the weight and, when `input`, of
+/// the input, sample by sample as the forward pass went; each thread sums
+/// its own share of the weight's gradient.
+fn conv_backward(
+    x: &FlexTensor,
+    weight: &FlexTensor,
+    grad: FlexTensor,
+    input: bool,
+) -> (Option<FlexTensor>, FlexTensor) {
+    if input {
+        let (x_grad, weight_grad) = conv_backward_both(x, weight, grad);
+        (Some(x_grad), weight_grad)
+    } else {
+        (None, conv_weight_grad(x, weight, &values(&grad)))
+    }
+}
+
+/// The weight's gradient alone, where the input needs none (the network's
+/// first convolution): from the unfolded input, which has fewer channels
+/// there than the output's gradient.
+fn conv_weight_grad(x: &FlexTensor, weight: &FlexTensor, grad: &[f32]) -> FlexTensor {
     let shape = planes(x);
     let (outputs, k) = kernel(weight);
-    let (rows, grad_rows, plane) = (shape.c * k * k, outputs * k * k, shape.plane());
+    let (rows, plane) = (shape.c * k * k, shape.plane());
     let stride = padded(plane);
-    let (unfold, unfold_grad) = (Unfold::new(shape, k, stride), Unfold::new(Planes { c: outputs, ..shape }, k, stride));
+    let unfold = Unfold::new(shape, k, stride);
+    let xs = values(x);
+    let scratch =
+        || Scratch { cols: vec![0.0; unfold.len()], weight_grad: vec![0.0; rows * outputs], ..Scratch::default() };
+    // Transposed, `[c*k*k, o]`: as the product of the unfolded input and the
+    // transposed output gradient the gemm crate reads the unfolded input in
+    // place (146 GFLOP/s against 98 for `[o, c*k*k]`, 32 channels on 19x19).
+    let partials = xs
+        .par_chunks(shape.sample())
+        .zip(grad.par_chunks(outputs * plane))
+        .fold(scratch, |mut s, (x, grad)| {
+            unfold.apply(x, &mut s.cols);
+            let cols = matrix(&s.cols, rows, stride).slice_move(s![.., ..plane]);
+            gemm(cols, matrix(grad, outputs, plane).reversed_axes(), 1.0, &mut s.weight_grad);
+            s
+        })
+        .map(|s| s.weight_grad)
+        .collect();
+    let transposed = sum(partials, rows * outputs);
+    let weight_grad = (0..outputs * rows).map(|i| transposed[i % rows * outputs + i / rows]).collect();
+    tensor(weight_grad, [outputs, shape.c, k, k])
+}
+
+/// Both gradients from the unfolded output gradient: the input's is its
+/// product with the turned weights ([`transposed_flipped`]), and the
+/// weight's its product with the input, unfolded nowhere: the unfolding
+/// shifts the gradient by `-d` where the forward pass shifted the input by
+/// `d`, so `sum_q grad[o, q] x[c, q + d] = sum_p grad[o, p - d] x[c, p]`
+/// reads the gradient's rows of the turned tap. Where input and output have
+/// as many channels, the input's gradient overwrites the output's, sample by
+/// sample (each is unfolded before it is overwritten).
+fn conv_backward_both(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (FlexTensor, FlexTensor) {
+    let shape = planes(x);
+    let (outputs, k) = kernel(weight);
+    let (taps, plane) = (k * k, shape.plane());
+    let (grad_rows, stride) = (outputs * taps, padded(plane));
+    let unfold_grad = Unfold::new(Planes { c: outputs, ..shape }, k, stride);
     let xs = values(x);
     let flipped = transposed_flipped(&values(weight), outputs, shape.c, k);
     let flipped = matrix(&flipped, shape.c, grad_rows);
     let scratch = || Scratch {
-        cols: vec![0.0; unfold.len()],
-        grad_cols: vec![0.0; unfold_grad.len()],
+        cols: vec![0.0; unfold_grad.len()],
         product: vec![0.0; shape.c * stride],
-        weight_grad: vec![0.0; outputs * rows],
+        weight_grad: vec![0.0; grad_rows * shape.c],
     };
-    // One sample: its share of the weight's gradient, then the input's
-    // gradient into `x_grad` (which may be `grad`'s own buffer: the output
-    // gradient is unfolded before it is overwritten).
-    let sample = |s: &mut Scratch, x: &[f32], grad: &[f32]| {
-        unfold.apply(x, &mut s.cols);
-        let cols = matrix(&s.cols, rows, stride).slice_move(s![.., ..plane]);
-        gemm(cols, matrix(grad, outputs, plane).reversed_axes(), 1.0, &mut s.weight_grad);
-        unfold_grad.apply(grad, &mut s.grad_cols);
+    // One sample: unfolds its output gradient and adds its share of the
+    // weight's gradient (`[o*k*k, c]`, rows by turned tap); its input's
+    // gradient is then `flipped` times `s.cols`.
+    let unfold_and_share = |s: &mut Scratch, x: &[f32], grad: &[f32]| {
+        unfold_grad.apply(grad, &mut s.cols);
+        let cols = matrix(&s.cols, grad_rows, stride).slice_move(s![.., ..plane]);
+        gemm(cols, matrix(x, shape.c, plane).reversed_axes(), 1.0, &mut s.weight_grad);
     };
     let (x_grad, partials): (FlexTensor, Vec<Vec<f32>>) = if outputs == shape.c {
         let mut grad = unique(grad);
@@ -216,8 +271,8 @@ fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (Flex
             .par_chunks_mut(shape.sample())
             .zip(xs.par_chunks(shape.sample()))
             .fold(scratch, |mut s, (grad, x)| {
-                sample(&mut s, x, grad);
-                gemm_unpadded(flipped, &s.grad_cols, stride, &mut s.product, grad);
+                unfold_and_share(&mut s, x, grad);
+                gemm_unpadded(flipped, &s.cols, stride, &mut s.product, grad);
                 s
             })
             .map(|s| s.weight_grad)
@@ -225,25 +280,42 @@ fn conv_backward(x: &FlexTensor, weight: &FlexTensor, grad: FlexTensor) -> (Flex
         (grad.reshape(Shape::new([shape.n, shape.c, shape.h, shape.w])), partials)
     } else {
         let grad = values(&grad);
-        let mut x_grad = vec![0.0; shape.len()];
-        let partials = x_grad
-            .par_chunks_mut(shape.sample())
-            .zip(xs.par_chunks(shape.sample()).zip(grad.par_chunks(outputs * plane)))
-            .fold(scratch, |mut s, (x_grad, (x, grad))| {
-                sample(&mut s, x, grad);
-                gemm_unpadded(flipped, &s.grad_cols, stride, &mut s.product, x_grad);
-                s
-            })
-            .map(|s| s.weight_grad)
-            .collect();
+        let mut partials = Vec::new();
+        let backward = |x_grad: &mut [MaybeUninit<f32>]| {
+            partials = x_grad
+                .par_chunks_mut(shape.sample())
+                .zip(xs.par_chunks(shape.sample()).zip(grad.par_chunks(outputs * plane)))
+                .fold(scratch, |mut s, (x_grad, (x, grad))| {
+                    unfold_and_share(&mut s, x, grad);
+                    gemm_unpadded(flipped, &s.cols, stride, &mut s.product, x_grad);
+                    s
+                })
+                .map(|s| s.weight_grad)
+                .collect();
+        };
+        // SAFETY: the chunks, one per sample, cover the input's gradient,
+        // and `gemm_unpadded` writes each in full.
+        #[allow(unsafe_code)]
+        let x_grad = unsafe { uninit::filled(shape.len(), backward) };
         (tensor(x_grad, [shape.n, shape.c, shape.h, shape.w]), partials)
     };
-    let mut transposed = vec![0.0f32; rows * outputs];
-    for partial in partials {
-        transposed.iter_mut().zip(&partial).for_each(|(a, b)| *a += b);
-    }
-    let weight_grad = (0..outputs * rows).map(|i| transposed[i % rows * outputs + i / rows]).collect();
+    let by_turned_tap = sum(partials, grad_rows * shape.c);
+    // weight[o][c][t] = by_turned_tap[o*k*k + (k*k - 1 - t)][c]
+    let weight_grad = (0..outputs * shape.c * taps)
+        .map(|i| {
+            let (o, ci, t) = (i / (shape.c * taps), i / taps % shape.c, i % taps);
+            by_turned_tap[(o * taps + taps - 1 - t) * shape.c + ci]
+        })
+        .collect();
     (x_grad, tensor(weight_grad, [outputs, shape.c, k, k]))
+}
+
+/// The element-wise sum of the threads' shares, `len` floats each.
+fn sum(partials: Vec<Vec<f32>>, len: usize) -> Vec<f32> {
+    partials.into_iter().fold(vec![0.0; len], |mut total, partial| {
+        total.iter_mut().zip(&partial).for_each(|(a, b)| *a += b);
+        total
+    })
 }
 
 /// What a batch norm's backward pass needs from its forward pass.
@@ -281,8 +353,11 @@ fn norm_forward(
     let scale: Vec<f32> = gamma.iter().zip(&inverse_std).map(|(g, s)| g * s).collect();
     let shift: Vec<f32> = (0..shape.c).map(|c| beta[c] - stats.mean[c] * scale[c]).collect();
     let residual = residual.map(values);
-    let mut out = vec![0.0; shape.len()];
-    cpu::norm_apply(&xs, shape, &scale, &shift, residual.as_deref(), relu, &mut out);
+    let apply =
+        |out: &mut [MaybeUninit<f32>]| cpu::norm_apply(&xs, shape, &scale, &shift, residual.as_deref(), relu, out);
+    // SAFETY: `norm_apply` writes every element of its output.
+    #[allow(unsafe_code)]
+    let out = unsafe { uninit::filled(shape.len(), apply) };
     NormForward { output: tensor(out, [shape.n, shape.c, shape.h, shape.w]), stats }
 }
 
@@ -299,20 +374,31 @@ impl NormState {
     fn backward(self, grad: FlexTensor) -> NormGrads {
         let shape = planes(&self.x);
         let mut grad = unique(grad);
-        if let Some(output) = &self.rectified {
-            cpu::relu_mask(values_mut(&mut grad), &values(output));
-        }
-        let residual = self.residual.then(|| tensor(values(&grad).into_owned(), [shape.n, shape.c, shape.h, shape.w]));
         let stats = NormStats { mean: self.mean, variance: self.variance };
         let inverse_std = stats.inverse_std(self.epsilon);
-        let (gamma, beta) = cpu::norm_backward(
-            &values(&self.x),
+        let (x, gamma, rectified) = (values(&self.x), values(&self.gamma), self.rectified.as_ref().map(values));
+        let inputs = NormInputs {
+            x: &x,
             shape,
-            &values(&self.gamma),
-            &stats,
-            &inverse_std,
-            values_mut(&mut grad),
-        );
+            gamma: &gamma,
+            stats: &stats,
+            inverse_std: &inverse_std,
+            rectified: rectified.as_deref(),
+        };
+        let dims = [shape.n, shape.c, shape.h, shape.w];
+        let (sums, residual) = if self.residual {
+            let mut sums = (Vec::new(), Vec::new());
+            let backward = |residual: &mut [MaybeUninit<f32>]| {
+                sums = cpu::norm_backward(&inputs, values_mut(&mut grad), Some(residual));
+            };
+            // SAFETY: `norm_backward` writes every element of the residual's gradient.
+            #[allow(unsafe_code)]
+            let residual = unsafe { uninit::filled(shape.len(), backward) };
+            (sums, Some(tensor(residual, dims)))
+        } else {
+            (cpu::norm_backward(&inputs, values_mut(&mut grad), None), None)
+        };
+        let (gamma, beta) = sums;
         NormGrads { x: grad, gamma: tensor(gamma, [shape.c]), beta: tensor(beta, [shape.c]), residual }
     }
 }
@@ -354,8 +440,8 @@ impl Backward<Flex, 2> for ConvBackward {
         let [node_x, node_weight] = ops.parents;
         let grad = grads.consume::<Flex>(&ops.node);
         let (x, weight) = ops.state;
-        let (x_grad, weight_grad) = conv_backward(&x, &weight, grad);
-        if let Some(node) = node_x {
+        let (x_grad, weight_grad) = conv_backward(&x, &weight, grad, node_x.is_some());
+        if let (Some(node), Some(x_grad)) = (node_x, x_grad) {
             grads.register::<Flex>(node.id, x_grad);
         }
         if let Some(node) = node_weight {

@@ -60,6 +60,24 @@ fn convolution_matches_burn() {
     }
 }
 
+/// A convolution whose input needs no gradient (the network's first, on
+/// the input planes) skips the input's gradient and gives the weight's
+/// gradient all the same, also where input and output channels differ.
+#[test]
+fn weight_gradient_alone_matches_burn() {
+    for [n, c, o] in [[3, 5, 4], [2, 4, 4]] {
+        let x = random([n, c, 9, 8], 11);
+        let weight = random([o, c, 3, 3], 12).require_grad();
+        let probe = random([n, o, 9, 8], 13);
+        let ours = (conv_same(x.clone(), weight.clone()) * probe.clone()).sum().backward();
+        let theirs = (conv2d(x.clone(), weight.clone(), None, ConvOptions::new([1, 1], [1, 1], [1, 1], 1)) * probe)
+            .sum()
+            .backward();
+        assert!(x.grad(&ours).is_none(), "no gradient for an input that asks for none");
+        assert_close("weight grad", weight.grad(&ours).unwrap(), weight.grad(&theirs).unwrap());
+    }
+}
+
 #[test]
 fn batch_norm_matches_burn_in_every_form() {
     let [n, c, h, w] = [4, 3, 5, 6];
