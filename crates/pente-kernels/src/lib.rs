@@ -5,10 +5,10 @@
 //! per layer for 4x32 at batch 256), and runs batch norm in training mode as
 //! a dozen passes over the activations. Here each is one operation with a
 //! hand-written backward pass: a "same" convolution as im2col plus one GEMM
-//! per sample, straight into the output, for the output and for both
-//! gradients; batch norm fused with the ReLU (and residual sum) after it,
-//! three passes forward and four back, writing the input's gradient over
-//! the output's.
+//! per sample, straight into the output (the backward pass unfolds the
+//! output's gradient once for both gradients); batch norm fused with the
+//! ReLU (and residual sum) after it, two passes over memory forward and two
+//! back, writing the input's gradient over the output's.
 //!
 //! The functions take and return ordinary [`Tensor`]s. On a device other
 //! than flex, or with a dtype other than `f32`, they fall back to burn's own
