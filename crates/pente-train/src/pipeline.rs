@@ -804,9 +804,41 @@ fn rate_first_baselines(
     report: &mut dyn FnMut(LoopEvent<'_>),
 ) -> Result<(), TrainError> {
     let (elo, hours) = state.table.first().map_or((0.0, 0.0), |e| (e.elo, e.cpu_hours));
+    reuse_start_baselines(run)?;
     if rate_baselines(run, 0, &run.initial(), (elo, hours), state, report)? {
         state.cpu_hours += cpu.take();
         save_state(&run.dir, state)?;
+    }
+    Ok(())
+}
+
+/// Copies in, as this run's iteration-0 matches, the baseline matches that
+/// the sitting which exported the start network played against that same
+/// network (at its end, or at its start when it promoted nothing), so that
+/// they are not played again (two matches, about 3 minutes a sitting with
+/// `pente-text`). A match counts when its players and its number of games
+/// are this run's.
+fn reuse_start_baselines(run: &Run<'_>) -> Result<(), TrainError> {
+    let Some(arena) = run.config.start.as_ref().map(|start| start.join("arena")) else { return Ok(()) };
+    let Ok(entries) = std::fs::read_dir(&arena) else { return Ok(()) };
+    let exported: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    let network = format!("{}@{}", run.initial_id, run.config.arena.visits);
+    let games = run.config.arena.baseline_games.unwrap_or(run.config.arena.games);
+    for baseline in &run.config.arena.baselines {
+        let ours = baseline_path(&run.dir, baseline, 0);
+        let spec = baseline_spec(baseline, run.config.arena.visits).map_err(TrainError::Config)?;
+        let name = player_name(baseline, &spec);
+        let prefix = format!("baseline-{}-", baseline.replace(':', "-"));
+        let same = |path: &&PathBuf| {
+            path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".json"))
+                && read_match(path)
+                    .is_some_and(|m| m.a == name && m.b == network && m.wins + m.losses + m.draws == games)
+        };
+        if !ours.exists()
+            && let Some(found) = exported.iter().find(same)
+        {
+            copy_atomically(found, &ours)?;
+        }
     }
     Ok(())
 }
@@ -1267,6 +1299,8 @@ fn export_best(dir: &Path, state: &LoopState, first: u32, to: &Path) -> Result<(
             // the start's ratings (iteration 0) are `-<first>-start`, apart
             // from those the last sitting made of the same network at its end.
             let renamed = match stem.rsplit_once('-').and_then(|(head, k)| Some((head, k.parse::<u32>().ok()?))) {
+                // One this run took from there ([`reuse_start_baselines`]).
+                Some((_, 0)) if exported_already(&entry.path(), &matches) => continue,
                 Some((head, 0)) => format!("{head}-{first:03}-start.json"),
                 Some((head, k)) => format!("{head}-{:03}.json", first + k),
                 None => name,
@@ -1293,6 +1327,16 @@ fn export_best(dir: &Path, state: &LoopState, first: u32, to: &Path) -> Result<(
         ..load_info(to)?
     };
     Ok(pente_nn::store::save_info(&info, to)?)
+}
+
+/// Whether a file in `dir` holds the same bytes as `file`.
+fn exported_already(file: &Path, dir: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(file) else { return false };
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| e.path().extension().is_some_and(|x| x == "json") && std::fs::read(e.path()).is_ok_and(|b| b == bytes))
 }
 
 /// A CSV row of a run whose first field is the run's iteration `k`, with
@@ -1366,6 +1410,14 @@ fn baseline_spec(name: &str, visits: u32) -> Result<PlayerSpec, String> {
     }
 }
 
+/// A baseline's name as a player of its matches and in the Elo table.
+fn player_name(baseline: &str, spec: &PlayerSpec) -> String {
+    match spec.kind {
+        PlayerKind::TextPente(_) => baseline.to_string(),
+        _ => format!("{baseline}@{}", spec.visits),
+    }
+}
+
 /// Rates each baseline by a match against `model`, rated `model_elo` and
 /// made in `model_hours` CPU-hours, unless the table has its rating at
 /// `iteration` already; whether it rated any.
@@ -1381,10 +1433,7 @@ fn rate_baselines(
     let mut rated = false;
     for baseline in &config.arena.baselines {
         let spec = baseline_spec(baseline, config.arena.visits).map_err(TrainError::Config)?;
-        let name = match spec.kind {
-            PlayerKind::TextPente(_) => baseline.clone(),
-            _ => format!("{baseline}@{}", spec.visits),
-        };
+        let name = player_name(baseline, &spec);
         if state.table.iter().any(|e| e.iteration == iteration && e.model == name) {
             continue;
         }

@@ -224,8 +224,11 @@ fn a_run_starts_from_a_model_directory() {
     assert_eq!(window(&config.run_dir()), ["samples-008.bin"]);
     assert!(stages.iter().any(|d| d.contains("carried from earlier sittings (1 iteration)")), "{stages:?}");
     assert_eq!(window(&exported), ["samples-008.bin", "samples-009.bin"]);
-    // Every match of both sittings is kept: the third's rating of its start
-    // network stands apart from those the second made of it at its end.
+    // Every match of both sittings is kept, but for the third's rating of
+    // its start network: the second rated that network already (at its
+    // end, or at its start if it promoted nothing), and the third reused
+    // that match rather than playing it again.
+    assert!(!config.run_dir().join("baseline-uniform-000.jsonl").exists(), "the start's rating was not played again");
     let matches = |dir: &std::path::Path| {
         std::fs::read_dir(dir)
             .unwrap()
@@ -234,9 +237,9 @@ fn a_run_starts_from_a_model_directory() {
             .filter(|name| name.starts_with("baseline-") && name.ends_with(".json"))
             .count()
     };
-    assert_eq!(matches(&exported.join("arena")), matches(&dir) + matches(&config.run_dir()));
+    assert_eq!(matches(&exported.join("arena")), matches(&dir) + matches(&config.run_dir()) - 1);
     assert!(exported.join("arena/baseline-uniform-007-start.json").is_file());
-    assert!(exported.join("arena/baseline-uniform-008-start.json").is_file());
+    assert!(!exported.join("arena/baseline-uniform-008-start.json").exists());
     // (Generation 8's rows of both sittings: the start network's own row,
     // which the earlier sitting wrote already, is not repeated.)
     let exported_elo = std::fs::read_to_string(exported.join("elo.csv")).unwrap();
@@ -288,13 +291,26 @@ fn a_run_can_go_on_from_its_newest_candidate() {
     config.selfplay.games = 8;
     config.train.steps = 10;
     config.arena.games = 2;
-    config.arena.baselines.clear();
+    config.arena.baselines = vec!["uniform".into()];
     // No candidate can score more than 100 %: none is promoted.
     config.arena.promote_score = 1.5;
     config.train_from = TrainFrom::Latest;
     let info = |dir: &Path| pente_nn::store::load_info(dir).unwrap();
     let parent = |dir: &Path| info(&dir.join("train/checkpoint")).parent.unwrap();
     let played = |dir: &Path| std::fs::read_to_string(dir.join("selfplay/selfplay.toml")).unwrap();
+    // A baseline match played writes its games beside its result; one
+    // taken from the export has none.
+    let start_rated_again = |run: &Path| run.join("baseline-uniform-000.jsonl").exists();
+    let exported_matches = || {
+        let mut names: Vec<String> = std::fs::read_dir(exported.join("arena"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("baseline-"))
+            .collect();
+        names.sort();
+        names
+    };
 
     let state = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
     let dir = config.run_dir();
@@ -313,6 +329,8 @@ fn a_run_can_go_on_from_its_newest_candidate() {
     carried.sort();
     assert_eq!(carried, ["model.json", "model.safetensors"]);
     assert_eq!(info(&exported.join("latest")).id, "ci-2");
+    assert!(start_rated_again(&dir), "the first sitting rates its start");
+    assert_eq!(exported_matches(), ["baseline-uniform-000-start.json"]);
 
     // The next sitting goes on from the carried candidate, named on from it.
     config.start = Some(exported.clone());
@@ -327,6 +345,9 @@ fn a_run_can_go_on_from_its_newest_candidate() {
     assert_eq!(parent(&dir.join("iter-001")), "ci-2");
     assert_eq!(info(&second.best).id, "ci-0");
     assert_eq!(info(&exported.join("latest")).id, "ci-3");
+    // Its start, ci-0, was rated against the baseline by the sitting before.
+    assert!(!start_rated_again(&dir), "the exported rating of the same network is reused");
+    assert_eq!(exported_matches(), ["baseline-uniform-000-start.json"], "and not exported twice");
 
     // A candidate promoted is the best and the newest at once: the export
     // has no `latest/` then.
@@ -336,6 +357,7 @@ fn a_run_can_go_on_from_its_newest_candidate() {
     assert_eq!(parent(&config.run_dir().join("iter-001")), "ci-3");
     assert_eq!((info(&third.best).id.as_str(), third.latest.as_ref()), ("ci-4", Some(&third.best)));
     assert!(!exported.join("latest").exists());
+    assert_eq!(exported_matches(), ["baseline-uniform-000-start.json", "baseline-uniform-004.json"]);
 
     // Back on the best: it trains from the best.
     config.train_from = TrainFrom::Best;
@@ -343,5 +365,6 @@ fn a_run_can_go_on_from_its_newest_candidate() {
     let fourth = run_loop(&config, &BurnBackend::cpu(), None, &mut |_| {}).unwrap();
     assert_eq!(fourth.latest, None);
     assert_eq!(parent(&config.run_dir().join("iter-001")), "ci-4");
+    assert!(!start_rated_again(&config.run_dir()), "ci-4's rating at the end of the sitting before");
     std::fs::remove_dir_all(runs).unwrap();
 }
