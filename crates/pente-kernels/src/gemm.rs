@@ -101,7 +101,7 @@ mod tests {
     use ndarray::linalg::general_mat_mul;
     use ndarray::{Array2, ArrayView2};
 
-    use super::gemm;
+    use super::{gemm, gemm_into};
 
     /// Values with no pattern a wrong stride could hide behind.
     fn matrix(rows: usize, columns: usize, seed: u32) -> Array2<f32> {
@@ -150,6 +150,20 @@ mod tests {
         let mut got = vec![f32::NAN; 20];
         gemm(a.view(), b.view(), 0.0, &mut got);
         assert_close(&got, &a.dot(&b));
+    }
+
+    /// Into memory never written: every element of the product arrives, as
+    /// into initialized memory; and a product over nothing is zero.
+    #[test]
+    fn products_fill_unwritten_memory() {
+        for (m, k, n) in [(32, 288, 368), (3, 5, 7), (4, 0, 5)] {
+            let (a, b) = (matrix(m, k, 1), matrix(k, n, 2));
+            let mut out = vec![std::mem::MaybeUninit::<f32>::uninit(); m * n];
+            gemm_into(a.view(), b.view(), &mut out);
+            // SAFETY: `gemm_into` wrote all m x n elements (what the test checks).
+            let got: Vec<f32> = out.iter().map(|x| unsafe { x.assume_init() }).collect();
+            assert_close(&got, &a.dot(&b));
+        }
     }
 
     #[test]
