@@ -123,10 +123,10 @@ impl Shift {
     }
 }
 
-/// Two sums of each plane (sample `n`, channel `ci`) by `plane_sums(n, ci)`,
+/// Two sums of each plane (sample `n`, channel `ci`) by `sums(n, ci)`,
 /// worked out sample by sample in parallel; per sample, then channel.
-fn plane_sums(shape: Planes, plane_sums: impl Fn(usize, usize) -> [f64; 2] + Sync) -> Vec<Vec<[f64; 2]>> {
-    (0..shape.n).into_par_iter().map(|n| (0..shape.c).map(|ci| plane_sums(n, ci)).collect()).collect()
+fn plane_sums(shape: Planes, sums: impl Fn(usize, usize) -> [f64; 2] + Sync) -> Vec<Vec<[f64; 2]>> {
+    (0..shape.n).into_par_iter().map(|n| (0..shape.c).map(|ci| sums(n, ci)).collect()).collect()
 }
 
 /// Channel `ci`'s sums over the samples of [`plane_sums`].
@@ -390,5 +390,26 @@ mod tests {
         let stats = norm_stats(&x, shape);
         assert_eq!(stats.mean, vec![4.0, 10.0]);
         assert_eq!(stats.variance, vec![5.0, 50.0]);
+    }
+
+    /// A mean far from zero, and planes whose means differ: the variance
+    /// merged from the planes' is the variance of the whole channel.
+    #[test]
+    fn variance_holds_its_precision_under_a_large_mean() {
+        let shape = Planes { n: 3, c: 2, h: 5, w: 7 };
+        let x: Vec<f32> = ramp(shape.len(), 5).iter().enumerate().map(|(i, v)| 1000.0 + v + (i / 35) as f32).collect();
+        let stats = norm_stats(&x, shape);
+        for ci in 0..shape.c {
+            let values: Vec<f64> =
+                (0..shape.n).flat_map(|n| plane_of(&x, shape, n, ci).iter().map(|&v| f64::from(v))).collect();
+            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            let variance = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / values.len() as f64;
+            assert!((f64::from(stats.mean[ci]) - mean).abs() < 1e-4, "channel {ci} mean");
+            assert!(
+                (f64::from(stats.variance[ci]) - variance).abs() < 1e-5 * variance,
+                "channel {ci}: {} vs {variance}",
+                stats.variance[ci]
+            );
+        }
     }
 }
