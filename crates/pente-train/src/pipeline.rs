@@ -1271,6 +1271,21 @@ fn export_best(dir: &Path, state: &LoopState, first: u32, to: &Path) -> Result<(
     if let Ok(text) = std::fs::read_to_string(dir.join("loop.toml")) {
         write_atomically(&to.join("loop.toml"), &text)?;
     }
+    // The baselines whose rating of the start network this run took from
+    // here ([`reuse_start_baselines`]): their rows are here already.
+    let reused: std::collections::HashSet<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("baseline-") && n.ends_with("-000.json"))
+                && exported_already(path, &to.join("arena"))
+        })
+        .filter_map(|path| read_match(&path).map(|m| m.a))
+        .collect();
     for file in [crate::trainer::METRICS_FILE, "elo.csv", "timings.csv"] {
         let Ok(ours) = std::fs::read_to_string(dir.join(file)) else { continue };
         let theirs = std::fs::read_to_string(to.join(file)).unwrap_or_default();
@@ -1281,7 +1296,11 @@ fn export_best(dir: &Path, state: &LoopState, first: u32, to: &Path) -> Result<(
         for (i, row) in ours.lines().skip(1).enumerate() {
             // A run's first row rates its start network, which the run that
             // exported it has rated already.
-            let start_again = file == "elo.csv" && i == 0 && row.split(',').nth(1).is_some_and(|m| rated.contains(m));
+            let mut fields = row.split(',');
+            let (iteration, model) = (fields.next(), fields.next());
+            let start_again = file == "elo.csv"
+                && (i == 0 && model.is_some_and(|m| rated.contains(m))
+                    || iteration == Some("0") && model.is_some_and(|m| reused.contains(m)));
             let row = by_generation(row, first);
             if !rows.contains(&row) && !start_again {
                 text.push_str(&row);
