@@ -1295,7 +1295,8 @@ fn export_best(dir: &Path, state: &LoopState, first: u32, to: &Path) -> Result<(
         let rated: std::collections::HashSet<&str> = rows.iter().filter_map(|row| row.split(',').nth(1)).collect();
         for (i, row) in ours.lines().skip(1).enumerate() {
             // A run's first row rates its start network, which the run that
-            // exported it has rated already.
+            // exported it has rated already, as it did in the baseline
+            // matches this run reused.
             let mut fields = row.split(',');
             let (iteration, model) = (fields.next(), fields.next());
             let start_again = file == "elo.csv"
