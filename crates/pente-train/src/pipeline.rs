@@ -828,7 +828,7 @@ fn reuse_start_baselines(run: &Run<'_>) -> Result<(), TrainError> {
         let ours = baseline_path(&run.dir, baseline, 0);
         let spec = baseline_spec(baseline, run.config.arena.visits).map_err(TrainError::Config)?;
         let name = player_name(baseline, &spec);
-        let prefix = format!("baseline-{}-", baseline.replace(':', "-"));
+        let prefix = baseline_prefix(baseline);
         let same = |path: &&PathBuf| {
             path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".json"))
                 && read_match(path)
@@ -1271,9 +1271,9 @@ fn export_best(dir: &Path, state: &LoopState, first: u32, to: &Path) -> Result<(
     if let Ok(text) = std::fs::read_to_string(dir.join("loop.toml")) {
         write_atomically(&to.join("loop.toml"), &text)?;
     }
-    // The baselines whose rating of the start network this run took from
-    // here ([`reuse_start_baselines`]): their rows are here already.
-    let reused: std::collections::HashSet<String> = std::fs::read_dir(dir)
+    // The start network's baseline matches this run took from here
+    // ([`reuse_start_baselines`]): they and their rows are here already.
+    let reused_files: std::collections::HashSet<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
@@ -1284,8 +1284,9 @@ fn export_best(dir: &Path, state: &LoopState, first: u32, to: &Path) -> Result<(
                 .is_some_and(|n| n.starts_with("baseline-") && n.ends_with("-000.json"))
                 && exported_already(path, &to.join("arena"))
         })
-        .filter_map(|path| read_match(&path).map(|m| m.a))
         .collect();
+    let reused: std::collections::HashSet<String> =
+        reused_files.iter().filter_map(|path| read_match(path).map(|m| m.a)).collect();
     for file in [crate::trainer::METRICS_FILE, "elo.csv", "timings.csv"] {
         let Ok(ours) = std::fs::read_to_string(dir.join(file)) else { continue };
         let theirs = std::fs::read_to_string(to.join(file)).unwrap_or_default();
@@ -1320,7 +1321,7 @@ fn export_best(dir: &Path, state: &LoopState, first: u32, to: &Path) -> Result<(
             // from those the last sitting made of the same network at its end.
             let renamed = match stem.rsplit_once('-').and_then(|(head, k)| Some((head, k.parse::<u32>().ok()?))) {
                 // One this run took from there ([`reuse_start_baselines`]).
-                Some((_, 0)) if exported_already(&entry.path(), &matches) => continue,
+                Some((_, 0)) if reused_files.contains(&entry.path()) => continue,
                 Some((head, 0)) => format!("{head}-{first:03}-start.json"),
                 Some((head, k)) => format!("{head}-{:03}.json", first + k),
                 None => name,
@@ -1416,7 +1417,12 @@ fn final_path(dir: &Path, iteration: u32) -> PathBuf {
 
 /// The match of a baseline against the network of `iteration`.
 fn baseline_path(dir: &Path, baseline: &str, iteration: u32) -> PathBuf {
-    dir.join(format!("baseline-{}-{iteration:03}.json", baseline.replace(':', "-")))
+    dir.join(format!("{}{iteration:03}.json", baseline_prefix(baseline)))
+}
+
+/// How the names of a baseline's match files begin.
+fn baseline_prefix(baseline: &str) -> String {
+    format!("baseline-{}-", baseline.replace(':', "-"))
 }
 
 /// A baseline of the loop config: `heuristic` or `uniform` (searched with
